@@ -1,0 +1,1 @@
+"""FaceDown: everything that runs on the referee Pi except the web page."""

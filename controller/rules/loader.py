@@ -1,0 +1,541 @@
+"""Reads a game file (YAML) into a GameDef, rejecting any error with the file, the path in the document and what was expected."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import GameFileError
+from .model import (
+    ALWAYS,
+    OUTCOMES,
+    REVEALS,
+    ClashRule,
+    ClashTable,
+    Condition,
+    GameDef,
+    Line,
+    MoveSpec,
+    OptionDef,
+    PieceType,
+    SetupConstraint,
+    SetupRules,
+    Station,
+    StationKind,
+    WinRules,
+)
+
+FORMAT_VERSION = 1
+ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")
+
+#: Options the engine itself reads; a game file that declares one must give a value of this kind.
+ENGINE_OPTIONS: dict[str, tuple[str, tuple[Any, ...] | None]] = {
+    "reveal": ("'open' or 'silent'", REVEALS),
+    "winner_advances": ("true or false", (True, False)),
+    "winner_face_up": ("true or false", (True, False)),
+    "no_capture_draw": ("a number of plies, or null for no limit", None),
+}
+
+
+class _Reader:
+    """Walks a parsed document, remembering the path so every complaint can say where it is."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+    def fail(self, where: str, expected: str) -> GameFileError:
+        return GameFileError(self.file, where or "(top level)", expected)
+
+    def mapping(self, value: Any, where: str, *, allowed: set[str] | None = None, required: set[str] = frozenset()) -> dict:
+        if not isinstance(value, dict):
+            raise self.fail(where, f"expected a mapping, got {_kind(value)}")
+        for key in value:
+            if not isinstance(key, str):
+                raise self.fail(where, f"expected text keys, got {key!r}")
+            if allowed is not None and key not in allowed:
+                raise self.fail(_join(where, key), f"unknown key; expected one of: {', '.join(sorted(allowed))}")
+        for key in sorted(required):
+            if key not in value:
+                raise self.fail(_join(where, key), "required key is missing")
+        return value
+
+    def seq(self, value: Any, where: str, *, nonempty: bool = False) -> list:
+        if not isinstance(value, list):
+            raise self.fail(where, f"expected a list, got {_kind(value)}")
+        if nonempty and not value:
+            raise self.fail(where, "expected a non-empty list")
+        return value
+
+    def text(self, value: Any, where: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(where, f"expected text, got {_kind(value)}")
+        return value
+
+    def ident(self, value: Any, where: str) -> str:
+        if not isinstance(value, str) or not ID_RE.match(value):
+            raise self.fail(where, f"expected an id (letters, digits, '_' or '-'), got {value!r}")
+        return value
+
+    def boolean(self, value: Any, where: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(where, f"expected true or false, got {value!r}")
+        return value
+
+    def integer(self, value: Any, where: str, *, minimum: int | None = None) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(where, f"expected a whole number, got {value!r}")
+        if minimum is not None and value < minimum:
+            raise self.fail(where, f"expected a number of at least {minimum}, got {value}")
+        return value
+
+    def number(self, value: Any, where: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(where, f"expected a number, got {value!r}")
+        return float(value)
+
+    def one_of(self, value: Any, where: str, choices: set[str] | tuple[str, ...], what: str) -> str:
+        if value not in choices:
+            raise self.fail(where, f"expected {what} (one of: {', '.join(sorted(map(str, choices)))}), got {value!r}")
+        return value
+
+
+def _kind(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "text", type(None): "nothing"}.get(type(value), type(value).__name__)
+
+
+def _join(where: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{where}[{key}]"
+    return f"{where}.{key}" if where else key
+
+
+def load_game_file(path: str | Path) -> GameDef:
+    """Read and validate one game file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise GameFileError(str(path), "(file)", f"a readable file ({exc.strerror})") from None
+    return parse_game(text, str(path))
+
+
+def parse_game(text: str, file: str = "<game>") -> GameDef:
+    """Validate a game document given as YAML text; ``file`` names it in error messages."""
+    r = _Reader(file)
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(document)"
+        raise GameFileError(file, where, f"valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+    return _build(r, doc)
+
+
+def _build(r: _Reader, doc: Any) -> GameDef:
+    top = r.mapping(
+        doc,
+        "",
+        allowed={
+            "format", "id", "name", "zh", "source", "doc", "sides", "alliances", "station_kinds", "stations",
+            "lines", "movements", "pieces", "clash", "setup", "win", "options", "hooks", "decisions",
+        },
+        required={"format", "id", "name", "sides", "stations", "lines", "pieces", "clash", "setup", "win"},
+    )
+    if top["format"] != FORMAT_VERSION:
+        raise r.fail("format", f"expected format {FORMAT_VERSION}, got {top['format']!r}")
+    game_id = r.ident(top["id"], "id")
+
+    options = _options(r, top.get("options", {}))
+    sides = tuple(r.ident(s, f"sides[{i}]") for i, s in enumerate(r.seq(top["sides"], "sides", nonempty=True)))
+    if len(set(sides)) != len(sides) or len(sides) < 2:
+        raise r.fail("sides", "expected at least two different side names")
+    alliances = _alliances(r, top.get("alliances"), sides)
+
+    kinds = _station_kinds(r, top.get("station_kinds", {"normal": {}}))
+    stations = _stations(r, top["stations"], kinds)
+    station_ids = {s.id for s in stations}
+    lines = _lines(r, top["lines"], station_ids)
+    line_kinds = {ln.kind for ln in lines}
+
+    movements = _movements(r, top.get("movements", {}), line_kinds, options)
+    pieces = _pieces(r, top["pieces"], movements, line_kinds, options)
+    piece_ids = {p.id for p in pieces}
+    clash = _clash(r, top["clash"], pieces, options)
+    setup = _setup(r, top["setup"], sides, stations, kinds, piece_ids, options)
+    win = _win(r, top["win"], piece_ids)
+    hooks = _hooks(r, top.get("hooks", []))
+    decisions = _decisions(r, top.get("decisions", []), options)
+
+    game = GameDef(
+        id=game_id,
+        name=r.text(top["name"], "name"),
+        zh=r.text(top.get("zh", ""), "zh"),
+        source=r.text(top.get("source", ""), "source"),
+        doc=r.text(top.get("doc", ""), "doc"),
+        sides=sides,
+        alliances=alliances,
+        station_kinds=kinds,
+        stations=stations,
+        lines=lines,
+        pieces=pieces,
+        clash=clash,
+        setup=setup,
+        win=win,
+        options=options,
+        hooks=hooks,
+        decisions=decisions,
+        file=r.file,
+    )
+    _check_clash_complete(r, game)
+    _check_army_fits(r, game)
+    return game
+
+
+def _options(r: _Reader, raw: Any) -> dict[str, OptionDef]:
+    out: dict[str, OptionDef] = {}
+    for key, spec in r.mapping(raw, "options").items():
+        where = _join("options", key)
+        r.ident(key, where)
+        spec = r.mapping(spec, where, allowed={"default", "choices", "doc"}, required={"default", "doc"})
+        choices = spec.get("choices")
+        if choices is not None:
+            choices = tuple(r.seq(choices, _join(where, "choices"), nonempty=True))
+        elif isinstance(spec["default"], bool):
+            choices = (True, False)
+        if choices is not None and spec["default"] not in choices:
+            raise r.fail(_join(where, "default"), f"expected one of the choices {list(choices)}, got {spec['default']!r}")
+        if key in ENGINE_OPTIONS:
+            what, allowed = ENGINE_OPTIONS[key]
+            for v in (spec["default"], *(choices or ())):
+                ok = v in allowed if allowed else (v is None or (isinstance(v, int) and not isinstance(v, bool) and v > 0))
+                if not ok:
+                    raise r.fail(where, f"the engine option {key!r} takes {what}, got {v!r}")
+        out[key] = OptionDef(key, spec["default"], choices, r.text(spec["doc"], _join(where, "doc")))
+    return out
+
+
+def _condition(r: _Reader, spec: Mapping[str, Any], where: str, options: Mapping[str, OptionDef]) -> Condition:
+    """Reads the optional ``if`` / ``unless`` keys: an option name (true) or a mapping {option: value}."""
+    parts: dict[str, list[tuple[str, Any]]] = {"if": [], "unless": []}
+    for key in ("if", "unless"):
+        if key not in spec:
+            continue
+        raw = spec[key]
+        pairs = [(raw, True)] if isinstance(raw, str) else list(r.mapping(raw, _join(where, key)).items())
+        for name, value in pairs:
+            if name not in options:
+                raise r.fail(_join(where, key), f"expected the name of a declared option, got {name!r}")
+            choices = options[name].choices
+            if choices is not None and value not in choices:
+                raise r.fail(_join(where, key), f"option {name!r} takes one of {list(choices)}, got {value!r}")
+            parts[key].append((name, value))
+    if not parts["if"] and not parts["unless"]:
+        return ALWAYS
+    return Condition(tuple(parts["if"]), tuple(parts["unless"]))
+
+
+def _alliances(r: _Reader, raw: Any, sides: tuple[str, ...]) -> tuple[frozenset[str], ...]:
+    if raw is None:
+        return tuple(frozenset([s]) for s in sides)
+    groups = []
+    seen: set[str] = set()
+    for i, group in enumerate(r.seq(raw, "alliances", nonempty=True)):
+        members = frozenset(r.one_of(s, f"alliances[{i}][{j}]", sides, "a side") for j, s in enumerate(r.seq(group, f"alliances[{i}]", nonempty=True)))
+        if members & seen:
+            raise r.fail(f"alliances[{i}]", "expected each side in one alliance only")
+        seen |= members
+        groups.append(members)
+    if seen != set(sides):
+        raise r.fail("alliances", f"expected every side in an alliance; missing {sorted(set(sides) - seen)}")
+    return tuple(groups)
+
+
+def _station_kinds(r: _Reader, raw: Any) -> dict[str, StationKind]:
+    out = {}
+    for key, spec in r.mapping(raw, "station_kinds").items():
+        where = _join("station_kinds", key)
+        r.ident(key, where)
+        spec = r.mapping(spec or {}, where, allowed={"passable", "shelter", "shelter_except", "frozen", "doc"})
+        exc = r.mapping(spec.get("shelter_except", {}), _join(where, "shelter_except"), allowed={"attackers", "defenders"})
+        out[key] = StationKind(
+            id=key,
+            passable=r.boolean(spec.get("passable", True), _join(where, "passable")),
+            shelter=r.boolean(spec.get("shelter", False), _join(where, "shelter")),
+            shelter_except_attackers=frozenset(r.seq(exc.get("attackers", []), _join(where, "shelter_except.attackers"))),
+            shelter_except_defenders=frozenset(r.seq(exc.get("defenders", []), _join(where, "shelter_except.defenders"))),
+            frozen=r.boolean(spec.get("frozen", False), _join(where, "frozen")),
+            doc=r.text(spec.get("doc", ""), _join(where, "doc")),
+        )
+    if not out:
+        raise r.fail("station_kinds", "expected at least one station kind")
+    return out
+
+
+def _stations(r: _Reader, raw: Any, kinds: Mapping[str, StationKind]) -> tuple[Station, ...]:
+    out: list[Station] = []
+    seen: set[str] = set()
+    for i, item in enumerate(r.seq(raw, "stations", nonempty=True)):
+        where = f"stations[{i}]"
+        if isinstance(item, list):
+            if len(item) not in (3, 4):
+                raise r.fail(where, "expected [id, x, y] or [id, x, y, kind]")
+            item = dict(zip(("id", "x", "y", "kind"), item, strict=False))
+        spec = r.mapping(item, where, allowed={"id", "x", "y", "kind", "label"}, required={"id", "x", "y"})
+        sid = r.ident(str(spec["id"]) if isinstance(spec["id"], int) else spec["id"], _join(where, "id"))
+        if sid in seen:
+            raise r.fail(_join(where, "id"), f"expected a new station id, {sid!r} is used twice")
+        seen.add(sid)
+        kind = spec.get("kind", "normal")
+        if kind not in kinds:
+            raise r.fail(_join(where, "kind"), f"expected a kind declared under station_kinds ({', '.join(sorted(kinds))}), got {kind!r}")
+        out.append(Station(sid, r.number(spec["x"], _join(where, "x")), r.number(spec["y"], _join(where, "y")), kind, r.text(spec.get("label", ""), _join(where, "label"))))
+    return tuple(out)
+
+
+def _lines(r: _Reader, raw: Any, station_ids: set[str]) -> tuple[Line, ...]:
+    out = []
+    for i, item in enumerate(r.seq(raw, "lines", nonempty=True)):
+        where = f"lines[{i}]"
+        spec = r.mapping(item, where, allowed={"kind", "stations", "path"}, required={"kind"})
+        kind = r.ident(spec["kind"], _join(where, "kind"))
+        if ("stations" in spec) == ("path" in spec):
+            raise r.fail(where, "expected exactly one of 'stations' (a list) or 'path' (ids separated by spaces)")
+        if "path" in spec:
+            ids = r.text(spec["path"], _join(where, "path")).split()
+            key = "path"
+        else:
+            ids = [str(s) for s in r.seq(spec["stations"], _join(where, "stations"))]
+            key = "stations"
+        if len(ids) < 2:
+            raise r.fail(_join(where, key), "expected at least two stations")
+        for j, sid in enumerate(ids):
+            if sid not in station_ids:
+                raise r.fail(f"{where}.{key}[{j}]", f"expected a declared station, got {sid!r}")
+        if len(set(ids)) != len(ids):
+            raise r.fail(_join(where, key), "expected each station once per line")
+        out.append(Line(kind, tuple(ids)))
+    return tuple(out)
+
+
+def _move_spec(r: _Reader, raw: Any, where: str, line_kinds: set[str], options: Mapping[str, OptionDef]) -> MoveSpec:
+    spec = r.mapping(raw, where, allowed={"along", "max_steps", "exact", "turns", "attack", "reveal", "if", "unless"}, required={"along"})
+    along = r.seq(spec["along"], _join(where, "along"), nonempty=True)
+    for j, k in enumerate(along):
+        if k not in line_kinds:
+            raise r.fail(f"{where}.along[{j}]", f"expected a line kind used in lines ({', '.join(sorted(line_kinds))}), got {k!r}")
+    max_steps = spec.get("max_steps", 1)
+    if max_steps is not None:
+        max_steps = r.integer(max_steps, _join(where, "max_steps"), minimum=1)
+    exact = r.boolean(spec.get("exact", False), _join(where, "exact"))
+    if exact and max_steps is None:
+        raise r.fail(_join(where, "exact"), "expected max_steps to be a number when exact is true")
+    turns = r.boolean(spec.get("turns", False), _join(where, "turns"))
+    if turns and exact:
+        raise r.fail(where, "expected 'turns' and 'exact' not both true")
+    return MoveSpec(
+        along=frozenset(along),
+        max_steps=max_steps,
+        exact=exact,
+        turns=turns,
+        attack=r.boolean(spec.get("attack", True), _join(where, "attack")),
+        reveal=r.boolean(spec.get("reveal", False), _join(where, "reveal")),
+        when=_condition(r, spec, where, options),
+    )
+
+
+def _movements(r: _Reader, raw: Any, line_kinds: set[str], options: Mapping[str, OptionDef]) -> dict[str, tuple[MoveSpec, ...]]:
+    out = {}
+    for key, specs in r.mapping(raw, "movements").items():
+        where = _join("movements", key)
+        r.ident(key, where)
+        out[key] = tuple(_move_spec(r, s, f"{where}[{j}]", line_kinds, options) for j, s in enumerate(r.seq(specs, where)))
+    return out
+
+
+def _pieces(r: _Reader, raw: Any, movements: Mapping[str, tuple[MoveSpec, ...]], line_kinds: set[str], options: Mapping[str, OptionDef]) -> tuple[PieceType, ...]:
+    out = []
+    seen: set[str] = set()
+    for i, item in enumerate(r.seq(raw, "pieces", nonempty=True)):
+        where = f"pieces[{i}]"
+        spec = r.mapping(item, where, allowed={"id", "name", "zh", "count", "rank", "moves", "can_attack", "doc"}, required={"id", "name", "zh", "count"})
+        pid = r.ident(spec["id"], _join(where, "id"))
+        if pid in seen:
+            raise r.fail(_join(where, "id"), f"expected a new piece id, {pid!r} is used twice")
+        seen.add(pid)
+        rank = spec.get("rank")
+        if rank is not None:
+            rank = r.integer(rank, _join(where, "rank"), minimum=0)
+        moves_raw = spec.get("moves", [])
+        if isinstance(moves_raw, str):
+            if moves_raw not in movements:
+                raise r.fail(_join(where, "moves"), f"expected a movement named under movements ({', '.join(sorted(movements))}) or a list, got {moves_raw!r}")
+            moves = movements[moves_raw]
+        else:
+            moves = tuple(_move_spec(r, s, f"{where}.moves[{j}]", line_kinds, options) for j, s in enumerate(r.seq(moves_raw, _join(where, "moves"))))
+        can_attack = r.boolean(spec.get("can_attack", bool(moves)), _join(where, "can_attack"))
+        if can_attack and not moves:
+            raise r.fail(_join(where, "can_attack"), "expected false for a piece that cannot move")
+        out.append(PieceType(
+            id=pid,
+            name=r.text(spec["name"], _join(where, "name")),
+            zh=r.text(spec["zh"], _join(where, "zh")),
+            count=r.integer(spec["count"], _join(where, "count"), minimum=1),
+            rank=rank,
+            moves=moves,
+            can_attack=can_attack,
+            doc=r.text(spec.get("doc", ""), _join(where, "doc")),
+        ))
+    return tuple(out)
+
+
+def _piece_set(r: _Reader, raw: Any, where: str, piece_ids: set[str]) -> frozenset[str] | None:
+    if raw == "*":
+        return None
+    items = [raw] if isinstance(raw, str) else r.seq(raw, where, nonempty=True)
+    for j, p in enumerate(items):
+        if p not in piece_ids:
+            raise r.fail(where if isinstance(raw, str) else f"{where}[{j}]", f"expected a piece id or '*', got {p!r}")
+    return frozenset(items)
+
+
+def _clash(r: _Reader, raw: Any, pieces: tuple[PieceType, ...], options: Mapping[str, OptionDef]) -> ClashTable:
+    spec = r.mapping(raw, "clash", allowed={"by_rank", "rules", "table"})
+    piece_ids = {p.id for p in pieces}
+    rules = []
+    for i, item in enumerate(r.seq(spec.get("rules", []), "clash.rules")):
+        where = f"clash.rules[{i}]"
+        rs = r.mapping(item, where, allowed={"attacker", "defender", "outcome", "if", "unless", "doc"}, required={"attacker", "defender", "outcome"})
+        rules.append(ClashRule(
+            attackers=_piece_set(r, rs["attacker"], _join(where, "attacker"), piece_ids),
+            defenders=_piece_set(r, rs["defender"], _join(where, "defender"), piece_ids),
+            outcome=r.one_of(rs["outcome"], _join(where, "outcome"), OUTCOMES, "an outcome"),
+            when=_condition(r, rs, where, options),
+            doc=r.text(rs.get("doc", ""), _join(where, "doc")),
+        ))
+    cells: dict[tuple[str, str], str] = {}
+    for att, row in r.mapping(spec.get("table", {}), "clash.table").items():
+        where = _join("clash.table", att)
+        if att not in piece_ids:
+            raise r.fail(where, f"expected an attacking piece id, got {att!r}")
+        for dfd, outcome in r.mapping(row, where).items():
+            if dfd not in piece_ids:
+                raise r.fail(_join(where, dfd), f"expected a defending piece id, got {dfd!r}")
+            cells[(att, dfd)] = r.one_of(outcome, _join(where, dfd), OUTCOMES, "an outcome")
+    return ClashTable(cells=cells, rules=tuple(rules), by_rank=r.boolean(spec.get("by_rank", True), "clash.by_rank"))
+
+
+def _zone(r: _Reader, raw: Any, where: str, stations: tuple[Station, ...], kinds: Mapping[str, StationKind]) -> frozenset[str]:
+    ids = {s.id for s in stations}
+    if isinstance(raw, list):
+        for j, sid in enumerate(raw):
+            if str(sid) not in ids:
+                raise r.fail(f"{where}[{j}]", f"expected a declared station, got {sid!r}")
+        return frozenset(str(s) for s in raw)
+    spec = r.mapping(raw, where, allowed={"x", "y", "except", "except_kinds"})
+    xs = spec.get("x")
+    ys = spec.get("y")
+    excl = set(map(str, r.seq(spec.get("except", []), _join(where, "except"))))
+    excl_kinds = set(r.seq(spec.get("except_kinds", []), _join(where, "except_kinds")))
+    for k in excl_kinds:
+        if k not in kinds:
+            raise r.fail(_join(where, "except_kinds"), f"expected a station kind, got {k!r}")
+    chosen = frozenset(
+        s.id for s in stations
+        if (xs is None or s.x in xs) and (ys is None or s.y in ys) and s.id not in excl and s.kind not in excl_kinds
+    )
+    if not chosen:
+        raise r.fail(where, "expected the selector to match at least one station")
+    return chosen
+
+
+def _setup(r: _Reader, raw: Any, sides: tuple[str, ...], stations: tuple[Station, ...], kinds: Mapping[str, StationKind], piece_ids: set[str], options: Mapping[str, OptionDef]) -> SetupRules:
+    spec = r.mapping(raw, "setup", allowed={"zones", "deploy", "constraints"}, required={"zones", "deploy"})
+    zones: dict[str, dict[str, frozenset[str]]] = {}
+    for name, per_side in r.mapping(spec["zones"], "setup.zones").items():
+        where = _join("setup.zones", name)
+        per_side = r.mapping(per_side, where, allowed=set(sides), required=set(sides))
+        zones[name] = {side: _zone(r, per_side[side], _join(where, side), stations, kinds) for side in sides}
+    deploy = r.one_of(spec["deploy"], "setup.deploy", set(zones), "a zone name")
+    cons = []
+    for i, item in enumerate(r.seq(spec.get("constraints", []), "setup.constraints")):
+        where = f"setup.constraints[{i}]"
+        c = r.mapping(item, where, allowed={"pieces", "zone", "not_zone", "kinds", "empty_kinds", "message", "if", "unless"})
+        pieces = _piece_set(r, c["pieces"], _join(where, "pieces"), piece_ids) if "pieces" in c else None
+        for key in ("zone", "not_zone"):
+            if key in c:
+                r.one_of(c[key], _join(where, key), set(zones), "a zone name")
+        for key in ("kinds", "empty_kinds"):
+            for k in c.get(key, []):
+                r.one_of(k, _join(where, key), set(kinds), "a station kind")
+        if pieces is None and "empty_kinds" not in c:
+            raise r.fail(where, "expected 'pieces' with 'zone', 'not_zone' or 'kinds', or 'empty_kinds'")
+        if pieces is not None and not any(k in c for k in ("zone", "not_zone", "kinds")):
+            raise r.fail(where, "expected one of 'zone', 'not_zone' or 'kinds' to say where the pieces may stand")
+        cons.append(SetupConstraint(
+            pieces=pieces,
+            only_zone=c.get("zone"),
+            not_zone=c.get("not_zone"),
+            only_kinds=frozenset(c["kinds"]) if "kinds" in c else None,
+            empty_kinds=frozenset(c["empty_kinds"]) if "empty_kinds" in c else None,
+            message=r.text(c.get("message", ""), _join(where, "message")),
+            when=_condition(r, c, where, options),
+        ))
+    return SetupRules(deploy_zone=deploy, zones=zones, constraints=tuple(cons))
+
+
+def _win(r: _Reader, raw: Any, piece_ids: set[str]) -> WinRules:
+    spec = r.mapping(raw, "win", allowed={"capture", "no_moves", "both_stuck"}, required={"capture"})
+    capture = _piece_set(r, spec["capture"], "win.capture", piece_ids)
+    if capture is None:
+        raise r.fail("win.capture", "expected the ids of the pieces whose loss loses the game")
+    return WinRules(
+        capture=capture,
+        no_moves=r.one_of(spec.get("no_moves", "lose"), "win.no_moves", ("lose", "pass"), "what a side with no legal move does"),
+        both_stuck=r.one_of(spec.get("both_stuck", "draw"), "win.both_stuck", ("draw",), "what happens when no side can move"),
+    )
+
+
+def _hooks(r: _Reader, raw: Any) -> tuple[str, ...]:
+    from .hooks import HOOKS
+
+    names = r.seq(raw, "hooks")
+    for j, name in enumerate(names):
+        r.one_of(name, f"hooks[{j}]", set(HOOKS), "a rule hook")
+    return tuple(names)
+
+
+def _decisions(r: _Reader, raw: Any, options: Mapping[str, OptionDef]) -> tuple[dict[str, str], ...]:
+    out = []
+    for i, item in enumerate(r.seq(raw, "decisions")):
+        where = f"decisions[{i}]"
+        d = r.mapping(item, where, allowed={"topic", "decision", "reason", "option"}, required={"topic", "decision", "reason"})
+        if "option" in d and d["option"] not in options:
+            raise r.fail(_join(where, "option"), f"expected a declared option, got {d['option']!r}")
+        out.append({k: r.text(v, _join(where, k)) for k, v in d.items()})
+    return tuple(out)
+
+
+def _check_clash_complete(r: _Reader, game: GameDef) -> None:
+    """Every attacker that can attack has an outcome against every piece, under the default options."""
+    from .clash import resolve
+
+    opts = game.resolve_options()
+    for a in game.pieces:
+        if not a.can_attack:
+            continue
+        for d in game.pieces:
+            if resolve(game.clash, game.piece_by_id, a.id, d.id, opts) is None:
+                raise r.fail("clash", f"expected an outcome for {a.id} attacking {d.id} (neither table, rules nor ranks give one)")
+
+
+def _check_army_fits(r: _Reader, game: GameDef) -> None:
+    army = sum(p.count for p in game.pieces)
+    for side in game.sides:
+        zone = game.setup.zones[game.setup.deploy_zone][side]
+        usable = [s for s in zone if game.station_kinds[game.station_by_id[s].kind].passable]
+        if len(usable) < army:
+            raise r.fail(f"setup.zones.{game.setup.deploy_zone}.{side}", f"expected room for the army of {army} pieces, the zone has {len(usable)} usable stations")

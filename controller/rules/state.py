@@ -1,0 +1,465 @@
+"""Game state with hidden information: who stands where, who knows what, whose turn; judging one move at a time."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from .clash import clash_matrix
+from .errors import GameOverError, IllegalMoveError, SetupError
+from .model import GameDef, MoveSpec
+from .topology import topology_for
+
+ALL = "all"
+
+
+class Move(NamedTuple):
+    """A piece going from one station to another (onto an enemy piece, it is an attack)."""
+
+    frm: str
+    to: str
+
+    def __str__(self) -> str:
+        return f"{self.frm}-{self.to}"
+
+
+class Piece:
+    """One physical piece: an opaque id, its kind, its owner and who knows what it is."""
+
+    __slots__ = ("uid", "type", "owner", "known_to", "public")
+
+    def __init__(self, uid: int, type: str, owner: str) -> None:
+        self.uid = uid
+        self.type = type
+        self.owner = owner
+        self.known_to: set[str] = {owner}
+        self.public = False
+
+    def copy(self) -> Piece:
+        p = Piece(self.uid, self.type, self.owner)
+        p.known_to = set(self.known_to)
+        p.public = self.public
+        return p
+
+    def __repr__(self) -> str:
+        return f"Piece({self.uid}, {self.type!r}, {self.owner!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Removal:
+    """A piece that left the game, where it stood, and why."""
+
+    station: str
+    uid: int
+    owner: str
+    type: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """A piece shown by a ruling: to everyone (``to == ('all',)``) or to some sides only."""
+
+    station: str | None
+    uid: int
+    owner: str
+    type: str
+    to: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How the game ended: the winning sides (empty for a draw) and why."""
+
+    winners: tuple[str, ...]
+    reason: str
+
+    @property
+    def draw(self) -> bool:
+        return not self.winners
+
+    def to_json(self) -> dict[str, Any]:
+        return {"winners": list(self.winners), "draw": self.draw, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """The full, unredacted judgement of one move; views.redact_ruling makes what each audience may see."""
+
+    ply: int
+    side: str
+    kind: str  # "move" | "attack"
+    frm: str
+    to: str
+    mover_uid: int
+    mover_type: str
+    defender_uid: int | None = None
+    defender_type: str | None = None
+    defender_side: str | None = None
+    outcome: str | None = None  # attacker | defender | both | bounce
+    removed: tuple[Removal, ...] = ()
+    reveals: tuple[Reveal, ...] = ()
+    notices: tuple[tuple[str, str], ...] = ()  # (audience: 'all' or a side, message)
+    out: tuple[tuple[str, str], ...] = ()  # (side, reason) knocked out by this ruling
+    result: Result | None = None
+    next_turn: str | None = None
+
+
+@dataclass
+class _Pending:
+    """What a ruling collects while it is being judged (hooks add to it)."""
+
+    removed: list[Removal] = field(default_factory=list)
+    reveals: list[Reveal] = field(default_factory=list)
+    notices: list[tuple[str, str]] = field(default_factory=list)
+
+
+class GameState:
+    """A game in progress: setup, then one move after another, judged by the game's rules and options."""
+
+    def __init__(self, game: GameDef, options: Mapping[str, Any] | None = None) -> None:
+        from .hooks import HOOKS
+
+        self.game = game
+        self.options = game.resolve_options(options)
+        self.topo = topology_for(game)
+        matrix = clash_matrix(game, self.options)
+        self.clash = {(a, d): o for a, row in matrix.items() for d, o in row.items()}
+        self.hooks = tuple(HOOKS[name] for name in game.hooks)
+        self.board: dict[str, Piece] = {}
+        self.phase = "setup"  # setup | play | over
+        self.deployments: dict[str, dict[str, str]] = {}
+        self.turn = game.sides[0]
+        self.out: dict[str, str] = {}  # side -> reason
+        self.ply = 0
+        self.quiet_plies = 0
+        self.history: list[Ruling] = []
+        self.result: Result | None = None
+        self.hook_data: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ setup
+    def deploy(self, side: str, placement: Mapping[str, str]) -> None:
+        """Register one side's deployment {station: piece id}; raises SetupError listing every defect."""
+        from .setup import check_deployment
+
+        if self.phase != "setup":
+            raise SetupError([])  # pragma: no cover - guarded by callers
+        problems = check_deployment(self.game, side, placement, self.options)
+        if problems:
+            raise SetupError(problems)
+        self.deployments[side] = dict(placement)
+        if all(s in self.deployments for s in self.game.sides):
+            self._start()
+
+    def _start(self) -> None:
+        order = {s.id: i for i, s in enumerate(self.game.stations)}
+        uid = 0
+        for side in self.game.sides:
+            for station in sorted(self.deployments[side], key=order.__getitem__):
+                uid += 1
+                self.board[station] = Piece(uid, self.deployments[side][station], side)
+        self.phase = "play"
+        self.turn = self.game.sides[0]
+        for hook in self.hooks:
+            hook.start(self)
+        self._settle_turn(None, [])
+
+    # ------------------------------------------------------------------ queries
+    def piece_at(self, station: str) -> Piece | None:
+        return self.board.get(station)
+
+    def active_sides(self) -> list[str]:
+        return [s for s in self.game.sides if s not in self.out]
+
+    def enemies(self, a: str, b: str) -> bool:
+        return a != b and not self.game.ally(a, b)
+
+    def destinations(self, station: str) -> dict[str, MoveSpec]:
+        """Every station the piece on ``station`` may legally go to now (empty or an enemy it may attack)."""
+        piece = self.board.get(station)
+        if piece is None or self.phase != "play":
+            return {}
+        topo = self.topo
+        if topo.kind_of[station].frozen:
+            return {}
+        ptype = self.game.piece_by_id[piece.type]
+        board = self.board
+        passable = topo.passable
+        out: dict[str, MoveSpec] = {}
+
+        def consider_attack(target: str, spec: MoveSpec) -> None:
+            if not spec.attack or target in out:
+                return
+            other = board[target]
+            if not self.enemies(piece.owner, other.owner):
+                return
+            if self.clash[(piece.type, other.type)] == "illegal":
+                return
+            kind = topo.kind_of[target]
+            if kind.shelter and piece.type not in kind.shelter_except_attackers and other.type not in kind.shelter_except_defenders:
+                return
+            out[target] = spec
+
+        for spec in ptype.moves:
+            if not spec.when.holds(self.options):
+                continue
+            if spec.turns:
+                limit = spec.max_steps
+                seen = {station}
+                frontier = deque([(station, 0)])
+                nbrs = topo.neighbours(spec.along)
+                while frontier:
+                    at, depth = frontier.popleft()
+                    if limit is not None and depth >= limit:
+                        continue
+                    for n in nbrs[at]:
+                        if n in seen or not passable[n]:
+                            continue
+                        seen.add(n)
+                        if n in board:
+                            consider_attack(n, spec)
+                        else:
+                            out.setdefault(n, spec)
+                            frontier.append((n, depth + 1))
+            elif spec.max_steps == 1:
+                for n in topo.neighbours(spec.along)[station]:
+                    if not passable[n]:
+                        continue
+                    if n in board:
+                        consider_attack(n, spec)
+                    else:
+                        out.setdefault(n, spec)
+            else:
+                limit = spec.max_steps
+                for ray in topo.rays(spec.along)[station]:
+                    for steps, n in enumerate(ray, 1):
+                        if limit is not None and steps > limit:
+                            break
+                        if not passable[n]:
+                            break
+                        last = not spec.exact or steps == limit
+                        if n in board:
+                            if last:
+                                consider_attack(n, spec)
+                            break
+                        if last:
+                            out.setdefault(n, spec)
+        if self.hooks and out:
+            for target in list(out):
+                for hook in self.hooks:
+                    if hook.forbid(self, station, target) is not None:
+                        del out[target]
+                        break
+        return out
+
+    def legal_moves(self, side: str | None = None) -> list[Move]:
+        """Every legal move of ``side`` (default: the side to move)."""
+        side = side or self.turn
+        if self.phase != "play":
+            return []
+        return [Move(s, t) for s, p in list(self.board.items()) if p.owner == side for t in self.destinations(s)]
+
+    def iter_legal_moves(self, side: str) -> Iterator[Move]:
+        for s, p in list(self.board.items()):
+            if p.owner == side:
+                for t in self.destinations(s):
+                    yield Move(s, t)
+
+    def has_legal_move(self, side: str) -> bool:
+        return next(self.iter_legal_moves(side), None) is not None
+
+    def why_illegal(self, move: Move) -> str | None:
+        """None if ``move`` is legal for the side to move, else a sentence saying why not."""
+        if self.phase == "setup":
+            return "the game has not started: both sides must deploy first"
+        if self.phase == "over":
+            return "the game is over"
+        frm, to = move
+        if frm not in self.topo.kind_of:
+            return f"there is no station {frm}"
+        if to not in self.topo.kind_of:
+            return f"there is no station {to}"
+        piece = self.board.get(frm)
+        if piece is None:
+            return f"there is no piece on {frm}"
+        if piece.owner != self.turn:
+            return f"it is {self.turn}'s turn, and the piece on {frm} is {piece.owner}'s"
+        if to in self.destinations(frm):
+            return None
+        for hook in self.hooks:
+            reason = hook.forbid(self, frm, to)
+            if reason is not None:
+                return reason
+        ptype = self.game.piece_by_id[piece.type]
+        if not ptype.movable:
+            return f"a {ptype.name} never moves"
+        if self.topo.kind_of[frm].frozen:
+            return f"a piece on a {self.topo.kind_of[frm].id} station never moves again"
+        target = self.board.get(to)
+        if target is not None and not self.enemies(piece.owner, target.owner):
+            return f"{to} holds a piece of your own side"
+        if not self.topo.passable[to]:
+            return f"{to} cannot be entered"
+        if target is not None:
+            kind = self.topo.kind_of[to]
+            if kind.shelter:
+                return f"the piece on {to} is sheltered by its {kind.id}"
+            if self.clash[(piece.type, target.type)] == "illegal":
+                return f"a {ptype.name} may not attack that piece"
+        return f"a {ptype.name} cannot go from {frm} to {to}"
+
+    # ------------------------------------------------------------------ judging
+    def apply(self, move: Move | tuple[str, str]) -> Ruling:
+        """Judge and play one move of the side to move; raises IllegalMoveError (nothing changes) if it is not legal."""
+        move = Move(*move)
+        if self.phase == "over":
+            raise GameOverError("the game is over")
+        reason = self.why_illegal(move)
+        if reason is not None:
+            raise IllegalMoveError(reason)
+        frm, to = move
+        side = self.turn
+        spec = self.destinations(frm)[to]
+        mover = self.board[frm]
+        defender = self.board.get(to)
+        pend = _Pending()
+        if spec.reveal and not mover.public:
+            mover.public = True
+            pend.reveals.append(Reveal(to, mover.uid, mover.owner, mover.type, (ALL,)))
+        outcome = None
+        if defender is None:
+            del self.board[frm]
+            self.board[to] = mover
+            self.quiet_plies += 1
+        else:
+            outcome = self.clash[(mover.type, defender.type)]
+            self._resolve_clash(frm, to, mover, defender, outcome, pend)
+        self.ply += 1
+        ruling_base = dict(
+            ply=self.ply, side=side, kind="attack" if defender else "move", frm=frm, to=to,
+            mover_uid=mover.uid, mover_type=mover.type,
+            defender_uid=defender.uid if defender else None,
+            defender_type=defender.type if defender else None,
+            defender_side=defender.owner if defender else None,
+            outcome=outcome,
+        )
+        draft = Ruling(**ruling_base, removed=tuple(pend.removed), reveals=tuple(pend.reveals))
+        for hook in self.hooks:
+            hook.after(self, draft, pend)
+        knocked = self._knock_out(pend.removed)
+        self._settle_turn(draft, knocked)
+        ruling = Ruling(
+            **ruling_base,
+            removed=tuple(pend.removed),
+            reveals=tuple(pend.reveals),
+            notices=tuple(pend.notices),
+            out=tuple(knocked) + tuple(self._late_out),
+            result=self.result,
+            next_turn=None if self.result else self.turn,
+        )
+        self.history.append(ruling)
+        return ruling
+
+    def _resolve_clash(self, frm: str, to: str, mover: Piece, defender: Piece, outcome: str, pend: _Pending) -> None:
+        open_reveal = self.options.get("reveal", "open") == "open"
+        if open_reveal:
+            for p, at in ((mover, frm), (defender, to)):
+                if not p.public:
+                    p.public = True
+                    pend.reveals.append(Reveal(at, p.uid, p.owner, p.type, (ALL,)))
+        if outcome in ("attacker", "both", "defender"):
+            self.quiet_plies = 0
+        else:
+            self.quiet_plies += 1
+        if outcome == "attacker":
+            pend.removed.append(Removal(to, defender.uid, defender.owner, defender.type))
+            if self.options.get("winner_advances", True):
+                del self.board[frm]
+                self.board[to] = mover
+        elif outcome == "defender":
+            pend.removed.append(Removal(frm, mover.uid, mover.owner, mover.type))
+            del self.board[frm]
+        elif outcome == "both":
+            pend.removed.append(Removal(frm, mover.uid, mover.owner, mover.type))
+            pend.removed.append(Removal(to, defender.uid, defender.owner, defender.type))
+            del self.board[frm]
+            del self.board[to]
+        winner = {"attacker": mover, "defender": defender}.get(outcome)
+        if winner is not None and open_reveal and self.options.get("winner_face_up", False):
+            winner.public = True
+
+    def _knock_out(self, removed: list[Removal]) -> list[tuple[str, str]]:
+        knocked = []
+        for r in removed:
+            if r.type in self.game.win.capture and r.owner not in self.out:
+                name = self.game.piece_by_id[r.type].name
+                self.out[r.owner] = f"{name} lost"
+                knocked.append((r.owner, f"{name} lost"))
+        return knocked
+
+    def _finish(self, winners: tuple[str, ...], reason: str) -> None:
+        self.result = Result(winners, reason)
+        self.phase = "over"
+
+    def _alliances_left(self) -> list[frozenset[str]]:
+        active = set(self.active_sides())
+        return [g for g in self.game.alliances if g & active]
+
+    def _settle_turn(self, ruling: Ruling | None, knocked: list[tuple[str, str]]) -> None:
+        """After a ruling: end the game if it is decided, else hand the turn to the next side that can move."""
+        self._late_out: list[tuple[str, str]] = []
+        left = self._alliances_left()
+        if len(left) == 1:
+            winners = tuple(s for s in self.game.sides if s in left[0])
+            reason = knocked[0][1] if knocked else "the other sides are out"
+            self._finish(winners, reason)
+            return
+        if not left:
+            self._finish((), "every side is out")
+            return
+        limit = self.options.get("no_capture_draw")
+        if limit is not None and self.quiet_plies >= limit:
+            self._finish((), f"no capture in {limit} plies")
+            return
+        sides = self.game.sides
+        advance = ruling is not None
+        for _ in range(len(sides) * 2):
+            if advance or self.turn in self.out:
+                idx = sides.index(self.turn)
+                for k in range(1, len(sides) + 1):
+                    cand = sides[(idx + k) % len(sides)]
+                    if cand not in self.out:
+                        self.turn = cand
+                        break
+            advance = True
+            if self.has_legal_move(self.turn):
+                return
+            if not any(self.has_legal_move(s) for s in self.active_sides()):
+                self._finish((), "no side can move")
+                return
+            if self.game.win.no_moves == "lose":
+                self.out[self.turn] = "no legal move"
+                self._late_out.append((self.turn, "no legal move"))
+                left = self._alliances_left()
+                if len(left) == 1:
+                    self._finish(tuple(s for s in sides if s in left[0]), f"{self.turn} has no legal move")
+                    return
+        # every side passed twice without a move: nobody can move
+        self._finish((), "no side can move")  # pragma: no cover
+
+    # ------------------------------------------------------------------ copying
+    def copy(self) -> GameState:
+        """An independent copy (same game and options) for look-ahead and tests."""
+        new = object.__new__(GameState)
+        new.__dict__.update(self.__dict__)
+        new.board = {s: p.copy() for s, p in self.board.items()}
+        new.deployments = {k: dict(v) for k, v in self.deployments.items()}
+        new.out = dict(self.out)
+        new.history = list(self.history)
+        new.hook_data = {k: (v.copy() if hasattr(v, "copy") else v) for k, v in self.hook_data.items()}
+        return new
+
+    def occupancy(self) -> dict[str, str]:
+        """Station -> owning side, for every occupied station (what an occupancy-only board should read)."""
+        return {s: p.owner for s, p in self.board.items()}

@@ -1,0 +1,100 @@
+"""The one redaction layer: builds what a seat, a spectator or the arbiter may know of the game and of each ruling."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .state import ALL, GameState, Piece, Ruling
+
+SPECTATOR = "spectator"
+ARBITER = "arbiter"
+
+
+def audiences(state: GameState) -> tuple[str, ...]:
+    """Every audience a game has: each side, the spectator and the arbiter."""
+    return (*state.game.sides, SPECTATOR, ARBITER)
+
+
+def _check(state: GameState, audience: str) -> None:
+    if audience not in state.game.sides and audience not in (SPECTATOR, ARBITER):
+        raise ValueError(f"unknown audience {audience!r}: expected a side ({', '.join(state.game.sides)}), {SPECTATOR!r} or {ARBITER!r}")
+
+
+def may_know(state: GameState, piece: Piece, audience: str) -> bool:
+    """May ``audience`` know what ``piece`` is?"""
+    if audience == ARBITER or piece.public or state.phase == "over":
+        return True
+    if audience == SPECTATOR:
+        return False
+    if audience in piece.known_to:
+        return True
+    return bool(state.options.get("allies_see", False)) and state.game.ally(audience, piece.owner)
+
+
+def view(state: GameState, audience: str) -> dict[str, Any]:
+    """The game as ``audience`` may see it: every piece's station and owner, and its kind only where entitled."""
+    _check(state, audience)
+    pieces = []
+    for station in state.game.station_ids:
+        p = state.board.get(station)
+        if p is None:
+            continue
+        entry: dict[str, Any] = {"station": station, "owner": p.owner, "uid": p.uid}
+        if may_know(state, p, audience):
+            entry["piece"] = p.type
+        entry["public"] = p.public
+        pieces.append(entry)
+    return {
+        "game": state.game.id,
+        "audience": audience,
+        "phase": state.phase,
+        "turn": state.turn if state.phase == "play" else None,
+        "ply": state.ply,
+        "pieces": pieces,
+        "out": dict(state.out),
+        "result": state.result.to_json() if state.result else None,
+        "options": dict(state.options),
+    }
+
+
+def _entitled_to_ruling_piece(ruling: Ruling, uid: int | None, owner: str | None, audience: str, over: bool) -> bool:
+    if uid is None:
+        return False
+    if audience == ARBITER or over or audience == owner:
+        return True
+    return any(r.uid == uid and (ALL in r.to or audience in r.to) for r in ruling.reveals)
+
+
+def redact_ruling(ruling: Ruling, audience: str, *, game_over: bool = False) -> dict[str, Any]:
+    """What ``audience`` may know of one ruling. ``game_over`` lifts all secrecy (the post-game reveal)."""
+    out: dict[str, Any] = {
+        "ply": ruling.ply,
+        "side": ruling.side,
+        "kind": ruling.kind,
+        "from": ruling.frm,
+        "to": ruling.to,
+    }
+    if _entitled_to_ruling_piece(ruling, ruling.mover_uid, ruling.side, audience, game_over):
+        out["piece"] = ruling.mover_type
+    if ruling.kind == "attack":
+        out["outcome"] = ruling.outcome
+        out["defender_side"] = ruling.defender_side
+        if _entitled_to_ruling_piece(ruling, ruling.defender_uid, ruling.defender_side, audience, game_over):
+            out["defender_piece"] = ruling.defender_type
+    removed = []
+    for r in ruling.removed:
+        entry = {"station": r.station, "owner": r.owner}
+        if _entitled_to_ruling_piece(ruling, r.uid, r.owner, audience, game_over):
+            entry["piece"] = r.type
+        removed.append(entry)
+    out["removed"] = removed
+    out["reveals"] = [
+        {"station": r.station, "owner": r.owner, "piece": r.type}
+        for r in ruling.reveals
+        if audience == ARBITER or game_over or ALL in r.to or audience in r.to
+    ]
+    out["notices"] = [m for to, m in ruling.notices if to == ALL or to == audience or audience == ARBITER]
+    out["out"] = [{"side": s, "reason": why} for s, why in ruling.out]
+    out["result"] = ruling.result.to_json() if ruling.result else None
+    out["next_turn"] = ruling.next_turn
+    return out
