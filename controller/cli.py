@@ -1,0 +1,42 @@
+"""The `facedown` command line: a thin dispatcher over the subcommand modules in controller.commands."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: Subcommand modules under controller.commands, in the order `facedown --help` lists them.
+COMMANDS = [
+    "games",
+    "rules",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="facedown", description="FaceDown: a referee for hidden-piece military chess on a real board.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMANDS:
+        importlib.import_module(f"controller.commands.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from controller.rules.errors import RulesError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except RulesError as exc:
+        print(f"facedown: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per `facedown` subcommand; each defines register(subparsers) and keeps heavy imports inside its run."""

@@ -1,0 +1,81 @@
+"""`facedown rules GAME`: prints a game's pieces and clash matrix, readably or as the stable JSON contract."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+SYMBOL = {"attacker": "A", "defender": "D", "both": "=", "bounce": "o", "illegal": "-"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("rules", help="print a game's pieces and clash matrix")
+    p.add_argument("game", help="game id (see `facedown games`) or a path to a game file")
+    p.add_argument("--json", action="store_true", help="print the machine-readable contract")
+    p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="house-rule option (repeatable)")
+    p.set_defaults(func=run)
+
+
+def parse_options(items: list[str]) -> dict:
+    """NAME=VALUE strings to option values (YAML scalars: true, false, null, numbers, text)."""
+    import yaml
+
+    from controller.rules.errors import OptionError
+
+    out = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise OptionError(f"option {item!r}: expected NAME=VALUE")
+        out[name] = yaml.safe_load(value) if value else None
+    return out
+
+
+def contract(game_id: str, options: dict | None = None) -> dict:
+    """The `facedown rules --json` document: pieces and every attacker/defender outcome."""
+    from controller.rules import load_game
+    from controller.rules.clash import clash_matrix
+
+    game = load_game(game_id)
+    opts = game.resolve_options(options)
+    return {
+        "game": game.id,
+        "pieces": [
+            {"id": p.id, "name": p.name, "zh": p.zh, "count": p.count, "movable": p.movable, "can_attack": p.can_attack}
+            for p in game.pieces
+        ],
+        "clash": clash_matrix(game, opts),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller.rules import load_game
+
+    options = parse_options(args.option)
+    doc = contract(args.game, options)
+    if args.json:
+        json.dump(doc, sys.stdout, ensure_ascii=False, indent=1)
+        print()
+        return 0
+    game = load_game(args.game)
+    opts = game.resolve_options(options)
+    print(f"{game.name} ({game.zh}) - {game.source}")
+    print()
+    print(f"{'#':>3}  {'id':<14} {'piece':<22} {'zh':<6} count  moves  attacks")
+    for i, p in enumerate(game.pieces, 1):
+        print(f"{i:>3}  {p.id:<14} {p.name:<22} {p.zh:<6}{p.count:>5}  {'yes' if p.movable else 'no':<5}  {'yes' if p.can_attack else 'no'}")
+    print()
+    print("Clash: row = attacker, column = defender (by number above).")
+    print("A attacker survives, D defender survives, = both removed, o no effect (both back), - not allowed")
+    n = len(game.pieces)
+    print("     " + "".join(f"{j:>3}" for j in range(1, n + 1)))
+    for i, a in enumerate(game.pieces, 1):
+        row = doc["clash"][a.id]
+        print(f"{i:>3}  " + "".join(f"{SYMBOL[row[d.id]]:>3}" for d in game.pieces) + f"   {a.zh} {a.name}")
+    print()
+    print("Options (house rules):")
+    for o in game.options.values():
+        mark = "" if opts[o.id] == o.default else f"  [set to {opts[o.id]!r}]"
+        print(f"  {o.id} = {o.default!r}{mark}: {o.doc}")
+    return 0
