@@ -10,6 +10,8 @@ import sys
 COMMANDS = [
     "games",
     "rules",
+    "script",
+    "record",
 ]
 
 

@@ -1,0 +1,324 @@
+"""The game session: owns one refereed game, judges each recognized action, journals it and publishes the rulings.
+
+Data flows one way: snapshots in (``on_snapshot``), rulings out (``subscribe``). The session asks the rules engine
+to judge, records accepted moves in the journal, and tells the recognizer which board to expect next.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from controller.rules import SPECTATOR, GameState, Move, Ruling, redact_ruling
+from controller.rules.errors import SetupProblem
+from controller.sensing.base import Snapshot
+
+from .recognizer import (
+    AttackAction,
+    FixupDone,
+    Idle,
+    Mismatch,
+    MoveAction,
+    Occupant,
+    Recognizer,
+    Waiting,
+)
+
+
+class JournalWriter(Protocol):
+    """What the session needs of a journal: append one event of a game."""
+
+    def append(self, game_id: int, kind: str, data: dict[str, Any]) -> int: ...
+
+
+@dataclass(frozen=True)
+class Published:
+    """One event as the session publishes it: a sequence number, the public part, and the full ruling if any.
+
+    ``public`` is what anyone at the table may know (the spectator's view); outputs entitled to more build it from
+    ``ruling`` through the rules layer's redaction function, never from game state.
+    """
+
+    seq: int
+    public: dict[str, Any]
+    ruling: Ruling | None = None
+    audience: tuple[str, ...] = ()  # non-empty: only these seats (and the arbiter) may receive it
+
+
+@dataclass
+class _Status:
+    paused: bool = False
+    mismatch: tuple | None = None
+    waiting_for_board: bool = False
+    pending_setups: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+class Session:
+    """One refereed game on one board."""
+
+    def __init__(
+        self,
+        state: GameState,
+        *,
+        journal: JournalWriter | None = None,
+        game_id: int | None = None,
+        use_tags: bool = False,
+        uid_tags: Mapping[int, str] | None = None,
+    ) -> None:
+        self.state = state
+        self.game = state.game
+        self.journal = journal
+        self.game_id = game_id
+        self.use_tags = use_tags
+        self.uid_tags: dict[int, str] = dict(uid_tags or {})
+        self.log: list[Published] = []
+        self._subscribers: list[Callable[[Published], None]] = []
+        self._lock = threading.RLock()
+        self._status = _Status()
+        self.snapshot: Snapshot | None = None
+        allies = {s: frozenset(o for g in self.game.alliances if s in g for o in g if o != s) for s in self.game.sides}
+        self.recognizer = Recognizer({}, state.turn, allies, use_tags=use_tags)
+        if state.phase != "setup":
+            self._expect_whole_board("resumed: put the board as the referee expects it")
+
+    # ------------------------------------------------------------------ publishing
+    def subscribe(self, fn: Callable[[Published], None]) -> None:
+        """Call ``fn`` with every event published from now on (in order, from the referee's thread)."""
+        self._subscribers.append(fn)
+
+    def _publish(self, public: dict[str, Any], ruling: Ruling | None = None, audience: tuple[str, ...] = ()) -> Published:
+        event = Published(len(self.log) + 1, public, ruling, audience)
+        self.log.append(event)
+        for fn in list(self._subscribers):
+            fn(event)
+        return event
+
+    def _journal(self, kind: str, data: dict[str, Any]) -> None:
+        if self.journal is not None and self.game_id is not None:
+            self.journal.append(self.game_id, kind, data)
+
+    # ------------------------------------------------------------------ expected boards
+    def expected_board(self) -> dict[str, Occupant]:
+        """What the referee believes stands on the table now."""
+        return {s: Occupant(p.owner, p.uid, self.uid_tags.get(p.uid)) for s, p in self.state.board.items()}
+
+    def _expect_whole_board(self, message: str) -> None:
+        target = self.expected_board()
+        self.recognizer.expect(target, self.state.turn, involved=None)
+        self._status.waiting_for_board = True
+        self._publish({"event": "fixup", "steps": [], "message": message})
+        if self.snapshot is not None:
+            self._handle(self.recognizer.feed(self.snapshot))
+
+    @property
+    def status(self) -> dict[str, Any]:
+        """A small public summary: phase, whose turn, paused, waiting for the board, last mismatch."""
+        st = self.state
+        return {
+            "game": self.game.id,
+            "phase": st.phase,
+            "turn": st.turn if st.phase == "play" else None,
+            "ply": st.ply,
+            "paused": self._status.paused,
+            "waiting_for_board": self._status.waiting_for_board,
+            "mismatch": [d.to_json() for d in self._status.mismatch] if self._status.mismatch else None,
+            "setups": sorted(set(st.deployments) | set(self._status.pending_setups)),
+            "result": st.result.to_json() if st.result else None,
+        }
+
+    # ------------------------------------------------------------------ setup
+    def register_setup(self, side: str, placement: Mapping[str, str]) -> list[SetupProblem]:
+        """Register ``side``'s deployment; returns every problem (empty when accepted). Play starts once all are in
+        and the board's occupancy matches."""
+        from controller.rules.setup import check_deployment
+
+        with self._lock:
+            if self.state.phase != "setup":
+                return [SetupProblem(None, "the game has already started")]
+            if side in self.state.deployments:
+                return [SetupProblem(None, f"{side} has already deployed")]
+            problems = check_deployment(self.game, side, placement, self.state.options)
+            if problems:
+                self._publish({"event": "setup", "player": side, "status": "rejected", "problems": [p.to_json() for p in problems]}, audience=(side,))
+                return problems
+            self._journal("deploy", {"side": side, "placement": dict(placement)})
+            self.state.deploy(side, placement)
+            self._publish({"event": "setup", "player": side, "status": "registered"})
+            if self.state.phase != "setup":
+                self._expect_whole_board("lay out both deployments; play starts when the board matches")
+            return []
+
+    # ------------------------------------------------------------------ snapshots in
+    def on_snapshot(self, snap: Snapshot) -> None:
+        """A settled board reading from the sensing backend."""
+        with self._lock:
+            self.snapshot = snap
+            if self.state.phase == "setup":
+                self._publish({"event": "board", "occupied": sorted(snap.occupied)})
+                return
+            if self._status.paused:
+                return
+            self._handle(self.recognizer.feed(snap))
+
+    def _handle(self, action: object) -> None:
+        if isinstance(action, Mismatch):
+            key = action.differences
+            if key != self._status.mismatch:
+                self._status.mismatch = key
+                self._publish({
+                    "event": "mismatch",
+                    "stations": [d.to_json() for d in key],
+                    "message": _mismatch_message(key),
+                })
+            return
+        if isinstance(action, Waiting | Idle):
+            if self._status.mismatch is not None:
+                self._status.mismatch = None
+                self._publish({"event": "notice", "message": "the board is explainable again"})
+            return
+        self._status.mismatch = None
+        if isinstance(action, FixupDone):
+            was_waiting = self._status.waiting_for_board
+            self._status.waiting_for_board = False
+            self._publish({"event": "fixup_done"})
+            if self.state.phase == "play":
+                self._publish({"event": "start" if was_waiting and self.state.ply == 0 else "turn", "player": self.state.turn})
+            return
+        if isinstance(action, MoveAction | AttackAction):
+            self._judge(action)
+
+    def _judge(self, action: MoveAction | AttackAction) -> None:
+        st = self.state
+        if st.phase != "play":
+            return
+        before = self.expected_board()
+        move = Move(action.frm, action.to)
+        side = st.turn
+        reason = st.why_illegal(move)
+        if reason is not None:
+            self._journal("illegal", {"side": side, "from": move.frm, "to": move.to, "reason": reason})
+            self._publish({"event": "illegal", "player": side, "from": move.frm, "to": move.to, "reason": reason,
+                           "message": f"illegal: {reason}; put the piece back on {move.frm}"})
+            self.recognizer.expect(before, side, involved=frozenset({move.frm, move.to}))
+            if self.snapshot is not None:
+                self._handle(self.recognizer.feed(self.snapshot))
+            return
+        ruling = st.apply(move)
+        self._journal("move", {"side": side, "from": move.frm, "to": move.to})
+        public = redact_ruling(ruling, SPECTATOR)
+        event: dict[str, Any] = {"event": ruling.kind, "player": side, "from": move.frm, "to": move.to, "ply": ruling.ply}
+        if ruling.kind == "attack":
+            event["outcome"] = ruling.outcome
+            event["defender"] = ruling.defender_side
+        for key in ("piece", "defender_piece"):
+            if key in public:
+                event[key] = public[key]
+        if public["reveals"]:
+            event["reveals"] = public["reveals"]
+        if public["notices"]:
+            event["notices"] = public["notices"]
+        self._publish(event, ruling)
+        # the board as the players' hands left it, and the board the ruling asks for
+        physical = dict(before)
+        mover = physical.pop(move.frm)
+        physical[move.to] = mover
+        target = self.expected_board()
+        involved = {s for s in set(physical) | set(target) if physical.get(s) != target.get(s)} | {move.frm, move.to}
+        must_lift = frozenset(s for s in physical if s in target and physical[s].uid != target[s].uid)
+        steps = _fixup_steps(physical, target, involved, mover)
+        if ruling.kind == "attack" and ruling.outcome in ("attacker", "both"):
+            steps.append({"station": move.to, "do": f"{_owner_name(ruling.defender_side)}'s piece in hand leaves the game"})
+        if steps:
+            self._publish({"event": "fixup", "steps": steps, "message": "; ".join(f"{x['station']}: {x['do']}" for x in steps)})
+        if ruling.result is not None:
+            self._journal("result", ruling.result.to_json())
+            self._publish({"event": "game_over", "winner": ruling.result.winners[0] if len(ruling.result.winners) == 1 else None,
+                           "winners": list(ruling.result.winners), "reason": ruling.result.reason})
+        self.recognizer.expect(target, st.turn, involved=frozenset(involved), must_lift=must_lift)
+        if self.snapshot is not None:
+            self._handle(self.recognizer.feed(self.snapshot))
+
+    # ------------------------------------------------------------------ arbiter
+    def pause(self) -> None:
+        with self._lock:
+            if self._status.paused:
+                return
+            self._status.paused = True
+            self._journal("arbiter", {"action": "pause"})
+            self._publish({"event": "paused"})
+
+    def resume(self) -> None:
+        with self._lock:
+            if not self._status.paused:
+                return
+            self._status.paused = False
+            self._journal("arbiter", {"action": "resume"})
+            self._publish({"event": "resumed"})
+            if self.state.phase == "play":
+                self._expect_whole_board("resumed: the board must match before play goes on")
+
+    def end(self, winners: tuple[str, ...] | list[str], reason: str) -> None:
+        """The arbiter ends the game with this result (empty winners: a draw)."""
+        from controller.rules.state import Result
+
+        with self._lock:
+            if self.state.phase == "over":
+                return
+            unknown = [w for w in winners if w not in self.game.sides]
+            if unknown:
+                raise ValueError(f"unknown side(s) {unknown}; sides are {', '.join(self.game.sides)}")
+            result = Result(tuple(winners), reason)
+            self._journal("arbiter", {"action": "end", "result": result.to_json()})
+            self.state.result = result
+            self.state.phase = "over"
+            self._publish({"event": "game_over", "winner": winners[0] if len(winners) == 1 else None,
+                           "winners": list(winners), "reason": reason})
+
+    def undo(self, rebuild: Callable[[], GameState]) -> None:
+        """Take back the last ruling: journaled (never erased); ``rebuild`` replays the journal into a new state."""
+        with self._lock:
+            if not self.state.history:
+                raise ValueError("there is no ruling to undo")
+            self._journal("arbiter", {"action": "undo"})
+            self.state = rebuild()
+            self._publish({"event": "undo", "ply": self.state.ply, "turn": self.state.turn})
+            self._expect_whole_board("undo: put the board back as it was before the last ruling")
+
+
+def _owner_name(side: str) -> str:
+    return side.capitalize()
+
+
+def _mismatch_message(diffs: tuple) -> str:
+    parts = []
+    for d in diffs:
+        if d.found == "empty":
+            parts.append(f"put {_owner_name(d.expected)}'s piece back on {d.station}")
+        elif d.found == "occupied":
+            parts.append(f"take the piece off {d.station}")
+        else:
+            parts.append(f"{d.station} holds the wrong piece: put {_owner_name(d.expected)}'s piece there")
+    return "board mismatch: " + "; ".join(parts)
+
+
+def _fixup_steps(physical: Mapping[str, Occupant], target: Mapping[str, Occupant], involved: set[str], mover: Occupant) -> list[dict[str, str]]:
+    steps = []
+    target_at = {o.uid: s for s, o in target.items()}
+    for s in sorted(involved):
+        p, t = physical.get(s), target.get(s)
+        if p == t:
+            continue
+        if p is not None and t is None:
+            dest = target_at.get(p.uid)
+            steps.append({"station": s, "do": f"return {_owner_name(p.owner)}'s piece to {dest}" if dest else f"take {_owner_name(p.owner)}'s piece off: it leaves the game"})
+        elif p is None and t is not None:
+            if t.uid == mover.uid:
+                continue  # said at the station it comes from
+            steps.append({"station": s, "do": f"put {_owner_name(t.owner)}'s piece back"})
+        elif p is not None and t is not None:
+            dest = target_at.get(p.uid)
+            first = f"return {_owner_name(p.owner)}'s piece to {dest}" if dest else f"take {_owner_name(p.owner)}'s piece off (it leaves the game)"
+            steps.append({"station": s, "do": f"{first} and put {_owner_name(t.owner)}'s piece back"})
+    return steps
