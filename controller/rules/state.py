@@ -374,6 +374,7 @@ class GameState:
             self.quiet_plies += 1
         if outcome == "attacker":
             pend.removed.append(Removal(to, defender.uid, defender.owner, defender.type))
+            del self.board[to]
             if self.options.get("winner_advances", True):
                 del self.board[frm]
                 self.board[to] = mover
