@@ -10,6 +10,7 @@ import sys
 COMMANDS = [
     "games",
     "rules",
+    "play",
     "script",
     "record",
 ]

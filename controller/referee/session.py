@@ -53,6 +53,7 @@ class _Status:
     mismatch: tuple | None = None
     waiting_for_board: bool = False
     pending_setups: dict[str, dict[str, str]] = field(default_factory=dict)
+    fixup_asked: bool = False  # the last ruling or refusal asked the players to change the board
 
 
 class Session:
@@ -182,7 +183,9 @@ class Session:
         if isinstance(action, FixupDone):
             was_waiting = self._status.waiting_for_board
             self._status.waiting_for_board = False
-            self._publish({"event": "fixup_done"})
+            if self._status.fixup_asked or was_waiting:
+                self._publish({"event": "fixup_done"})
+            self._status.fixup_asked = False
             if self.state.phase == "play":
                 self._publish({"event": "start" if was_waiting and self.state.ply == 0 else "turn", "player": self.state.turn})
             return
@@ -201,6 +204,7 @@ class Session:
             self._journal("illegal", {"side": side, "from": move.frm, "to": move.to, "reason": reason})
             self._publish({"event": "illegal", "player": side, "from": move.frm, "to": move.to, "reason": reason,
                            "message": f"illegal: {reason}; put the piece back on {move.frm}"})
+            self._status.fixup_asked = True
             self.recognizer.expect(before, side, involved=frozenset({move.frm, move.to}))
             if self.snapshot is not None:
                 self._handle(self.recognizer.feed(self.snapshot))
@@ -230,6 +234,7 @@ class Session:
         steps = _fixup_steps(physical, target, involved, mover)
         if ruling.kind == "attack" and ruling.outcome in ("attacker", "both"):
             steps.append({"station": move.to, "do": f"{_owner_name(ruling.defender_side)}'s piece in hand leaves the game"})
+        self._status.fixup_asked = bool(steps)
         if steps:
             self._publish({"event": "fixup", "steps": steps, "message": "; ".join(f"{x['station']}: {x['do']}" for x in steps)})
         if ruling.result is not None:

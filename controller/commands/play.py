@@ -1,0 +1,149 @@
+"""`facedown play`: runs a refereed game on a board (simulated, GPIO reed matrix or serial scanner) with its web page."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("play", help="referee a game on a board, with the web page")
+    p.add_argument("game", nargs="?", default=None, help="game id (default: the profile's game, else stratego)")
+    p.add_argument("--board", choices=("sim", "gpio", "serial"), default="sim", help="where board readings come from (default sim)")
+    p.add_argument("--profile", help="hardware profile YAML (default: hardware/profiles/GAME.yaml)")
+    p.add_argument("--port-path", dest="serial_port", help="serial scanner device (default: find it by USB id)")
+    p.add_argument("--journal", help="SQLite journal file (default: ~/.local/share/facedown/journal.sqlite)")
+    p.add_argument("--new", action="store_true", help="start a new game even if the journal has an unfinished one")
+    p.add_argument("--resume", action="store_true", help="resume the unfinished game (the default when there is one)")
+    p.add_argument("--setup", action="append", default=[], metavar="SIDE=FILE", help="a side's deployment (YAML/JSON {station: piece})")
+    p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="house-rule option")
+    p.add_argument("--announce", default="console", help="comma-separated announcers: console, buzzer, voice-zh, voice-en, none")
+    p.add_argument("--demo", action="store_true", help="simulated players lay out and play both sides (sim board only)")
+    p.add_argument("--demo-side", action="append", default=[], metavar="SIDE", help="simulated player for this side only")
+    p.add_argument("--pace", type=float, default=0.8, help="seconds between demo player actions")
+    p.add_argument("--no-web", action="store_true", help="do not serve the web page")
+    p.add_argument("--host", default="0.0.0.0", help="web address to listen on (default all interfaces, so phones can join)")
+    p.add_argument("--port", type=int, default=8080, help="web port (default 8080)")
+    p.add_argument("--ready-file", help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def read_setup_file(path: str) -> dict[str, str]:
+    """A deployment file: a YAML or JSON mapping {station: piece id}."""
+    import yaml
+
+    from controller.rules.errors import RulesError
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RulesError(f"{path}: cannot read the deployment file ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        raise RulesError(f"{path}: not valid YAML/JSON ({exc})") from None
+    if isinstance(data, dict) and "pieces" in data and isinstance(data["pieces"], dict):
+        data = data["pieces"]
+    if not isinstance(data, dict) or not all(isinstance(k, str | int) and isinstance(v, str) for k, v in data.items()):
+        raise RulesError(f"{path}: expected a mapping of station to piece id, e.g. 'a1: flag'")
+    return {str(k): v for k, v in data.items()}
+
+
+def make_board(kind: str, game_id: str, profile: Any, serial_port: str | None) -> Any:
+    """The sensing backend named on the command line."""
+    stations = profile.stations if profile is not None else None
+    if kind == "sim":
+        from controller.rules import load_game
+        from controller.sensing.sim import SimBoard
+
+        return SimBoard(stations or load_game(game_id).station_ids, settle_ms=getattr(profile, "settle_ms", 30) or 30)
+    if profile is None:
+        raise SystemExit(f"facedown play: --board {kind} needs a hardware profile (--profile FILE or hardware/profiles/{game_id}.yaml)")
+    if kind == "gpio":
+        from controller.sensing.gpio_matrix import GpioMatrixBoard
+
+        return GpioMatrixBoard(profile)
+    from controller.sensing import serial_link
+
+    return serial_link.board_from_profile(profile, port=serial_port)
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller.commands.rules import parse_options
+    from controller.referee.table import open_table
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    profile = None
+    if args.profile or args.board != "sim":
+        from controller.sensing.profile import default_profile, load_profile
+
+        profile = load_profile(args.profile) if args.profile else default_profile(args.game or "stratego")
+    game_id = args.game or (profile.game if profile is not None else "stratego")
+    options = parse_options(args.option)
+    board = make_board(args.board, game_id, profile, args.serial_port)
+    table = open_table(game_id, board=board, board_kind=args.board, journal_path=args.journal, options=options,
+                       resume=not args.new, profile=profile, use_tags=getattr(profile, "sensing", "reed") in ("rfid", "hybrid"))
+    names = [n.strip() for n in args.announce.split(",") if n.strip() and n.strip() != "none"]
+    if names:
+        from controller.announce import make_announcers
+
+        pin = profile.pins.buzzer if profile is not None and profile.pins.buzzer is not None else None
+        for a in make_announcers(names, table.game, pin=pin):
+            table.add_announcer(a)
+    for item in args.setup:
+        side, sep, path = item.partition("=")
+        if not sep:
+            raise SystemExit(f"facedown play: --setup {item!r}: expected SIDE=FILE")
+        problems = table.session.register_setup(side, read_setup_file(path))
+        if problems:
+            print(f"facedown play: {path}: deployment for {side} rejected:", file=sys.stderr)
+            for p in problems:
+                print(f"  {p}", file=sys.stderr)
+            return 2
+    if args.setup and args.board == "sim":
+        for station in table.session.expected_board():
+            board.place(station)
+    demo = None
+    if args.demo or args.demo_side:
+        from controller.referee.demo import DemoPlayers
+
+        demo = DemoPlayers(table, pace_s=args.pace, sides=tuple(args.demo_side) or None)
+    st = table.state
+    print(f"FaceDown referee: {table.game.name} ({table.game.zh}), game {table.game_id}, {st.phase}"
+          + (f" at ply {st.ply}" if st.ply else "") + f", board {args.board}")
+    table.start()
+    if demo is not None:
+        demo.start()
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    server = None
+    try:
+        if not args.no_web:
+            from web_referee.server import WebServer
+
+            server = WebServer(table, host=args.host, port=args.port)
+            server.start()
+            server.print_links(sys.stdout)
+        if args.ready_file:
+            Path(args.ready_file).write_text("ready\n")
+        while not stop.wait(0.5):
+            if demo is not None and table.state.phase == "over" and not args.no_web:
+                continue
+            if demo is not None and table.state.phase == "over" and args.no_web:
+                stop.wait(1.0)
+                break
+    finally:
+        if demo is not None:
+            demo.stop()
+        if server is not None:
+            server.stop()
+        table.stop()
+    return 0
