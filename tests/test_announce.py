@@ -107,6 +107,10 @@ QUIET = [
     {"event": "paused"},
     {"event": "resumed"},
     {"event": "notice", "message": "hello"},
+    {"event": "setup", "player": "blue", "status": "registered"},
+    {"event": "board", "occupied": ["a1", "b1"]},
+    {"event": "undo", "ply": 6, "turn": "red"},
+    {"event": "fixup", "steps": [], "message": "lay out both deployments"},
 ]
 
 ALL_EVENTS = [e for e, _ in EVENT_PATTERNS] + QUIET + [
@@ -301,7 +305,7 @@ def test_tonal_buzzer_needs_a_pwm_pin():
 
 
 def test_console_lines_for_every_kind():
-    lines = [describe(e) for e in ALL_EVENTS]
+    lines = [describe(e) for e in ALL_EVENTS if e["event"] != "board"]
     assert lines[0] == "Red a4→a5 attacks Blue: attacker survives (Blue's piece removed)."
     assert lines[1] == "Red a4→a5 attacks Blue: defender survives (Red's piece removed)."
     assert lines[3] == "Red a4→a5 attacks Blue: no effect (both pieces go back)."
@@ -314,7 +318,48 @@ def test_console_lines_for_every_kind():
     assert "Game over: Red wins (Flag lost)." in lines
     assert ("Fix the board: put the piece back on e5; move the piece on a5 back to a4." in lines)
     assert "Board mismatch: f5 should be empty but is occupied." in lines
+    assert "Blue's deployment registered." in lines
+    assert "The arbiter took back the last ruling. Red to move." in lines
+    assert "Set the board as the referee expects: lay out both deployments." in lines
+    assert describe({"event": "board", "occupied": []}) is None
     assert len(set(lines)) == len(lines)
+
+
+def test_public_reveals_are_named_and_nothing_else():
+    game = load_game("luzhanqi")
+    event = {**ATTACK, "outcome": "both", "reveals": [{"station": "B0", "owner": "blue", "piece": "flag"}],
+             "notices": ["Blue's commander is lost: its flag is shown"]}
+    line = describe(event, game)
+    assert line == ("Red a4→a5 attacks Blue: both removed (both pieces leave the board). "
+                    "Revealed: Blue Flag (军旗) at B0. Blue's commander is lost: its flag is shown")
+    assert phrase(event, "zh", game) == "红方 A 4 进攻 蓝方 A 5，同归于尽。公开：蓝方军旗 B 0"
+    assert phrase(event, "en", game).endswith("both removed. Revealed: Blue Flag at b0.")
+    with pytest.raises(EventError, match="needs station, owner, piece"):
+        describe({**event, "reveals": [{"station": "B0"}]}, game)
+
+
+@pytest.mark.parametrize("language", ["zh", "en", None])
+def test_unknown_kinds_are_skipped_and_logged_once(mock_factory, caplog, language):
+    out = io.StringIO()
+    tape = Tape()
+    announcers = [ConsoleAnnouncer(out), BuzzerAnnouncer(17, sleep=tape.sleep), LightsAnnouncer({"red": 5})]
+    tape.pin = announcers[1].device.pwm_device.pin
+    if language and available():
+        announcers.append(VoiceAnnouncer(language))
+    try:
+        with caplog.at_level(logging.WARNING):
+            for _ in range(3):
+                for announcer in announcers:
+                    announcer.announce({"event": "teleport", "player": "red"})
+        assert announcers[1].flush(timeout=10)
+        assert out.getvalue() == "" and tape.notes == []
+        warnings = [r for r in caplog.records if "unknown kind 'teleport'" in r.getMessage()]
+        assert len(warnings) == len(announcers)
+        with pytest.raises(EventError, match="lacks 'player'"):
+            announcers[0].announce({"event": "turn"})
+    finally:
+        for announcer in announcers:
+            announcer.close()
 
 
 def test_console_names_pieces_only_when_the_event_does():
@@ -333,7 +378,7 @@ def test_console_announcer_writes_one_line_per_event():
     for event in ALL_EVENTS:
         console.announce(event)
     console.close()
-    assert out.getvalue().splitlines() == [describe(e) for e in ALL_EVENTS]
+    assert out.getvalue().splitlines() == [describe(e) for e in ALL_EVENTS if e["event"] != "board"]
     with pytest.raises(RuntimeError, match="closed"):
         console.announce(ALL_EVENTS[0])
 
@@ -370,8 +415,9 @@ def test_voice_says_the_outcome_at_the_station(outcome):
 
 
 def test_voice_phrases_for_every_kind_in_both_languages():
-    zh = [phrase(e, "zh") for e in ALL_EVENTS]
-    en = [phrase(e, "en") for e in ALL_EVENTS]
+    spoken = [e for e in ALL_EVENTS if e["event"] != "board"]
+    zh = [phrase(e, "zh") for e in spoken]
+    en = [phrase(e, "en") for e in spoken]
     assert len(set(zh)) == len(zh) and len(set(en)) == len(en)
     assert zh[4] == "红方走法违规，请放回 A 4" and "too far" not in zh[4]
     assert en[4] == "Illegal move by Red. too far. Put the piece back on a4."
@@ -382,6 +428,9 @@ def test_voice_phrases_for_every_kind_in_both_languages():
     assert "请整理棋盘：E 5 放回；A 5 退回 A 4" in zh
     assert "有新通知，请看屏幕" in zh  # an English notice is not read in the Mandarin voice
     assert phrase({"event": "notice", "message": "请暂停"}, "zh") == "通知：请暂停"
+    assert "蓝方布阵完毕" in zh and "裁判撤销上一步，轮到红方" in zh and "请按记录摆好棋盘" in zh
+    assert "Last ruling taken back. Red to move." in en
+    assert phrase({"event": "board", "occupied": []}, "zh") is None
     with pytest.raises(ValueError, match="language must be one of"):
         phrase(ALL_EVENTS[0], "fr")
 
@@ -443,6 +492,9 @@ def test_lights_follow_the_turn_and_the_trouble(mock_factory):
         assert not red.is_lit and not blue.is_lit
         lights.announce({"event": "resumed"})
         assert blue.is_lit
+        lights.announce({"event": "undo", "ply": 3, "turn": "red"})
+        assert (red.is_lit, blue.is_lit) == (True, False)
+        lights.announce({"event": "turn", "player": "blue"})
         lights.announce({"event": "game_over", "winners": ["red"]})
         assert (red.is_lit, blue.is_lit) == (True, False)
         lights.announce({"event": "game_over", "winners": []})

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .events import unknown_kind
 from .patterns import DEFAULT_SIDES, PATTERNS, Pattern, pattern_for
 from .worker import PlayQueue
 
 #: The default buzzer pin (BCM numbering); GPIO18 can carry hardware PWM.
 DEFAULT_PIN = "GPIO18"
+
+log = logging.getLogger(__name__)
 
 
 class BuzzerAnnouncer:
@@ -59,10 +63,13 @@ class BuzzerAnnouncer:
             from gpiozero import Buzzer
 
             self.device = Buzzer(pin, pin_factory=pin_factory)
+        self._unknown: set[str] = set()
         self._queue: PlayQueue[Pattern] = PlayQueue("buzzer", self._play, maxsize=maxsize)
 
     def announce(self, event: dict) -> None:
-        """Queue the pattern for ``event`` (nothing for quiet events); raises EventError if malformed."""
+        """Queue the pattern for ``event`` (nothing for quiet or unknown kinds); raises EventError if malformed."""
+        if unknown_kind(event, self._unknown, log):
+            return
         pattern = pattern_for(event, self.sides)
         if pattern is not None:
             self.play(pattern)

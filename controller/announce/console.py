@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from .events import EventError, check_event
+from .events import EventError, check_event, unknown_kind
+
+log = logging.getLogger(__name__)
 
 #: What each attack outcome means at the table.
 OUTCOME_TEXT = {
@@ -58,9 +61,34 @@ def _fixup_step(step: Mapping[str, Any]) -> str:
     return f"{station}: {do}"
 
 
-def describe(event: Mapping[str, Any], game: Any = None) -> str:
-    """One human line for a public event; piece names appear only when the event carries them."""
+def _revealed(event: Mapping[str, Any], game: Any) -> str:
+    """`` Revealed: Blue Flag (军旗) at a1.`` for pieces the rules showed to everyone, and any public notices."""
+    text = ""
+    reveals = event.get("reveals") or []
+    if reveals:
+        shown = []
+        for r in reveals:
+            name, zh = piece_names(game, r["piece"])
+            shown.append(f"{side_name(r['owner'])} {name}{f' ({zh})' if zh else ''} at {r['station']}")
+        text += f" Revealed: {'; '.join(shown)}."
+    for notice in event.get("notices") or []:
+        text += f" {notice}"
+    return text
+
+
+def describe(event: Mapping[str, Any], game: Any = None) -> str | None:
+    """One human line for a public event (None for setup-phase board readings, which would be noise).
+
+    Piece names appear only when the event carries them.
+    """
     kind = check_event(event)
+    line = _describe(kind, event, game)
+    if line is not None and kind in ("move", "attack"):
+        line += _revealed(event, game)
+    return line
+
+
+def _describe(kind: str, event: Mapping[str, Any], game: Any) -> str | None:
     who = side_name(event["player"]) if "player" in event else ""
     if kind == "start":
         return f"Game starts: {who} to move."
@@ -95,9 +123,10 @@ def describe(event: Mapping[str, Any], game: Any = None) -> str:
         message = f" {event['message']}" if event.get("message") else ""
         return f"Board mismatch: {'; '.join(parts) or 'no station given'}.{message}"
     if kind == "fixup":
-        steps = "; ".join(_fixup_step(step) for step in event["steps"]) or "nothing to do"
-        message = f" {event['message']}" if event.get("message") else ""
-        return f"Fix the board: {steps}.{message}"
+        if not event["steps"]:
+            return f"Set the board as the referee expects: {event.get('message') or 'see the screen'}."
+        steps = "; ".join(_fixup_step(step) for step in event["steps"])
+        return f"Fix the board: {steps}."
     if kind == "fixup_done":
         return "Board fixed; play on."
     if kind == "game_over":
@@ -111,6 +140,13 @@ def describe(event: Mapping[str, Any], game: Any = None) -> str:
         return "Game paused."
     if kind == "resumed":
         return "Game resumed."
+    if kind == "setup":
+        return f"{who}'s deployment {event['status']}."
+    if kind == "board":
+        return None
+    if kind == "undo":
+        turn = f" {side_name(event['turn'])} to move." if event["turn"] else ""
+        return f"The arbiter took back the last ruling.{turn}"
     return f"Notice: {event['message']}"
 
 
@@ -122,9 +158,16 @@ class ConsoleAnnouncer:
         self.game = game
         self._lock = threading.Lock()
         self._closed = False
+        self._unknown: set[str] = set()
 
     def announce(self, event: dict) -> None:
+        if self._closed:
+            raise RuntimeError("console announcer is closed")
+        if unknown_kind(event, self._unknown, log):
+            return
         line = describe(event, self.game)
+        if line is None:
+            return
         with self._lock:
             if self._closed:
                 raise RuntimeError("console announcer is closed")

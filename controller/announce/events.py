@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,6 +20,11 @@ REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
     "paused": (),
     "resumed": (),
     "notice": ("message",),
+    # also published by the session: a seat's deployment accepted, the board's occupancy during setup,
+    # and an arbiter's undo
+    "setup": ("player", "status"),
+    "board": (),
+    "undo": ("turn",),
 }
 
 #: The outcomes a public attack event may carry (an illegal attack is an ``illegal`` event instead).
@@ -29,13 +35,17 @@ class EventError(ValueError):
     """A published event does not have the shape the announcers were promised."""
 
 
+class UnknownEventError(EventError):
+    """A published event is of a kind the announcers do not know (announcers log it once and carry on)."""
+
+
 def check_event(event: Mapping[str, Any]) -> str:
     """The kind of a well-formed public event; raises :class:`EventError` saying what is wrong otherwise."""
     if not isinstance(event, Mapping):
         raise EventError(f"an event must be a dict, got {type(event).__name__}")
     kind = event.get("event")
     if kind not in REQUIRED_KEYS:
-        raise EventError(f"unknown event kind {kind!r}; known kinds: {', '.join(REQUIRED_KEYS)}")
+        raise UnknownEventError(f"unknown event kind {kind!r}; known kinds: {', '.join(REQUIRED_KEYS)}")
     missing = [key for key in REQUIRED_KEYS[kind] if key not in event]
     if missing:
         raise EventError(f"{kind!r} event lacks {', '.join(repr(k) for k in missing)}: {dict(event)!r}")
@@ -43,6 +53,9 @@ def check_event(event: Mapping[str, Any]) -> str:
         raise EventError(
             f"attack outcome {event['outcome']!r} is not one of {', '.join(ATTACK_OUTCOMES)}"
         )
+    for key in ("reveals",):
+        if key in event:
+            _check_entries(event[key], kind, ("station", "owner", "piece"))
     if kind == "mismatch":
         _check_entries(event["stations"], kind, ("station", "found"))
     if kind == "fixup":
@@ -52,6 +65,22 @@ def check_event(event: Mapping[str, Any]) -> str:
     ):
         raise EventError(f"game_over winners must be a list of side names, got {event['winners']!r}")
     return kind
+
+
+def unknown_kind(event: Any, seen: set[str], log: logging.Logger) -> bool:
+    """True if ``event`` is of a kind announcers do not know; logs a warning the first time each kind is met.
+
+    Announcers skip such events rather than fail, so a new kind of event never silences a table; a
+    malformed event of a known kind still raises.
+    """
+    kind = event.get("event") if isinstance(event, Mapping) else None
+    if isinstance(event, Mapping) and kind in REQUIRED_KEYS:
+        return False
+    label = repr(kind)
+    if label not in seen:
+        seen.add(label)
+        log.warning("ignoring events of unknown kind %s (known: %s)", label, ", ".join(REQUIRED_KEYS))
+    return True
 
 
 def _check_entries(entries: Any, kind: str, keys: tuple[str, ...]) -> None:

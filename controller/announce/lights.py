@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
-from .events import EventError, check_event
+from .events import EventError, check_event, unknown_kind
+
+log = logging.getLogger(__name__)
 
 
 class LightsAnnouncer:
@@ -34,8 +37,11 @@ class LightsAnnouncer:
             self.close()
             raise
         self._current: str | None = None
+        self._unknown: set[str] = set()
 
     def announce(self, event: dict) -> None:
+        if unknown_kind(event, self._unknown, log):
+            return
         kind = check_event(event)
         if kind in ("start", "turn"):
             self._light_turn(event["player"])
@@ -47,6 +53,8 @@ class LightsAnnouncer:
         elif kind == "paused":
             for led in self.leds.values():
                 led.off()
+        elif kind == "undo" and event["turn"] in self.leds:
+            self._light_turn(event["turn"])
         elif kind == "resumed" and self._current is not None:
             self._light_turn(self._current)
         elif kind == "game_over":

@@ -120,7 +120,7 @@ def pattern_for(event: Mapping[str, Any], sides: Sequence[str] = DEFAULT_SIDES) 
     """The pattern that announces ``event``, or None for events the buzzer keeps quiet about.
 
     Quiet: plain moves (the next turn's pips follow), fix-up instructions (the verdict already sounded),
-    pause, resume and notices (they are for the screen).
+    pause, resume, notices, setup, board readings and undo (they are for the screen).
     """
     kind = check_event(event)
     if kind in ("start", "turn"):

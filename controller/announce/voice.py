@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .console import piece_names, side_name
-from .events import check_event
+from .events import check_event, unknown_kind
 from .worker import PlayQueue
 
 log = logging.getLogger(__name__)
@@ -55,27 +55,46 @@ def _zh_side(side: str) -> str:
     return ZH_SIDES.get(side, side)
 
 
-def _zh_piece(game: Any, event: Mapping[str, Any], key: str) -> str:
-    if event.get(key) is None:
-        return ""
-    name, zh = piece_names(game, event[key])
+def _zh_name(game: Any, piece_id: str) -> str:
+    name, zh = piece_names(game, piece_id)
     return zh or name
+
+
+def _zh_piece(game: Any, event: Mapping[str, Any], key: str) -> str:
+    return "" if event.get(key) is None else _zh_name(game, event[key])
 
 
 def _en_piece(game: Any, event: Mapping[str, Any], key: str) -> str:
     return "" if event.get(key) is None else " " + piece_names(game, event[key])[0]
 
 
-def phrase(event: Mapping[str, Any], language: str, game: Any = None) -> str:
-    """What the voice says for ``event`` in ``language`` ("zh" or "en").
+def phrase(event: Mapping[str, Any], language: str, game: Any = None) -> str | None:
+    """What the voice says for ``event`` in ``language`` ("zh" or "en"); None when it stays quiet.
 
     Only what the event says: stations, sides, outcome, and piece names only when the event carries
-    them. Free English text (an illegal move's reason, a notice) is spoken in English only; the
-    Mandarin voice would garble it, so it points to the screen instead.
+    them (or the rules revealed them to everyone). Free English text (an illegal move's reason, a notice)
+    is spoken in English only; the Mandarin voice would garble it, so it points to the screen instead.
+    Setup-phase board readings are not spoken.
     """
     if language not in VOICES:
         raise ValueError(f"language must be one of {', '.join(VOICES)}, got {language!r}")
     kind = check_event(event)
+    if kind == "board":
+        return None
+    text = _phrase(kind, event, language, game)
+    if kind in ("move", "attack") and event.get("reveals"):
+        if language == "zh":
+            shown = "；".join(f"{_zh_side(r['owner'])}{_zh_name(game, r['piece'])} {spoken_station(str(r['station']), 'zh')}"
+                             for r in event["reveals"])
+            text += f"。公开：{shown}"
+        else:
+            shown = "; ".join(f"{side_name(r['owner'])} {piece_names(game, r['piece'])[0]} at "
+                              f"{spoken_station(str(r['station']), 'en')}" for r in event["reveals"])
+            text += f" Revealed: {shown}."
+    return text
+
+
+def _phrase(kind: str, event: Mapping[str, Any], language: str, game: Any) -> str:
     st = {k: spoken_station(str(event[k]), language) for k in ("from", "to") if k in event}
     if language == "zh":
         who = _zh_side(event["player"]) if "player" in event else ""
@@ -94,6 +113,8 @@ def phrase(event: Mapping[str, Any], language: str, game: Any = None) -> str:
         if kind == "mismatch":
             stations = "、".join(spoken_station(str(e["station"]), "zh") for e in event["stations"])
             return f"棋盘不符，请检查 {stations}"
+        if kind == "fixup" and not event["steps"]:
+            return "请按记录摆好棋盘"
         if kind == "fixup":
             steps = []
             for step in event["steps"]:
@@ -112,6 +133,10 @@ def phrase(event: Mapping[str, Any], language: str, game: Any = None) -> str:
             return "暂停"
         if kind == "resumed":
             return "继续"
+        if kind == "setup":
+            return f"{who}布阵{'完毕' if event['status'] == 'registered' else '有误'}"
+        if kind == "undo":
+            return f"裁判撤销上一步，轮到{_zh_side(event['turn'])}" if event["turn"] else "裁判撤销上一步"
         message = str(event["message"])
         return f"通知：{message}" if _CJK.search(message) else "有新通知，请看屏幕"
     who = side_name(event["player"]) if "player" in event else ""
@@ -131,6 +156,8 @@ def phrase(event: Mapping[str, Any], language: str, game: Any = None) -> str:
     if kind == "mismatch":
         stations = ", ".join(spoken_station(str(e["station"]), "en") for e in event["stations"])
         return f"Board mismatch. Check {stations}."
+    if kind == "fixup" and not event["steps"]:
+        return f"Set the board: {event.get('message') or 'see the screen'}."
     if kind == "fixup":
         steps = []
         for step in event["steps"]:
@@ -151,6 +178,11 @@ def phrase(event: Mapping[str, Any], language: str, game: Any = None) -> str:
         return "Game paused."
     if kind == "resumed":
         return "Game resumed."
+    if kind == "setup":
+        return f"{who}'s deployment {event['status']}."
+    if kind == "undo":
+        turn = f" {side_name(event['turn'])} to move." if event["turn"] else ""
+        return f"Last ruling taken back.{turn}"
     return f"Notice: {event['message']}"
 
 
@@ -197,11 +229,16 @@ class VoiceAnnouncer:
             self.wav_dir.mkdir(parents=True, exist_ok=True)
         self.recent: deque[str] = deque(maxlen=50)  # the last phrases actually spoken, oldest first
         self._count = 0
+        self._unknown: set[str] = set()
         self._queue: PlayQueue[str] = PlayQueue(f"voice-{language}", self._speak, maxsize=maxsize)
 
     def announce(self, event: dict) -> None:
         """Queue what to say for ``event``; raises EventError if it is malformed."""
-        self.say(phrase(event, self.language, self.game))
+        if unknown_kind(event, self._unknown, log):
+            return
+        text = phrase(event, self.language, self.game)
+        if text is not None:
+            self.say(text)
 
     def say(self, text: str) -> None:
         self._queue.submit(text)
