@@ -1,0 +1,196 @@
+"""`facedown record list|show|export`: reads the game journal; hidden ranks appear only once a game has ended."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from controller.referee.journal import Event, GameSummary, Journal
+    from controller.rules import GameState
+
+OUTCOME = {"attacker": "attacker survives", "defender": "defender survives", "both": "both removed", "bounce": "no effect"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--journal", metavar="PATH", help="journal file (default: $XDG_DATA_HOME/facedown/journal.sqlite)")
+    p = sub.add_parser("record", help="list, show or export journaled games")
+    rec = p.add_subparsers(dest="record_command", metavar="ACTION")
+    rec.required = True
+    rec.add_parser("list", parents=[common], help="one line per journaled game").set_defaults(func=run_list)
+    show = rec.add_parser("show", parents=[common], help="a game's moves, one a line")
+    show.add_argument("id", type=int, help="game id (see `facedown record list`)")
+    show.set_defaults(func=run_show)
+    export = rec.add_parser("export", parents=[common], help="a readable record of a game (ranks only after it ended)")
+    export.add_argument("id", type=int, help="game id (see `facedown record list`)")
+    export.add_argument("--out", metavar="FILE", help="write the record to FILE instead of standard output")
+    export.set_defaults(func=run_export)
+
+
+# ---------------------------------------------------------------------- helpers
+def _when(t: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t)) if t is not None else "-"
+
+
+def result_text(result: dict[str, Any] | None) -> str:
+    """'red won: Flag lost', 'draw: no side can move', or 'unfinished'."""
+    if result is None:
+        return "unfinished"
+    winners = result.get("winners") or []
+    head = f"{', '.join(winners)} won" if winners else "draw"
+    reason = result.get("reason")
+    return f"{head}: {reason}" if reason else head
+
+
+def _open(args: argparse.Namespace) -> Journal:
+    from controller.referee.journal import Journal, default_path
+
+    return Journal(args.journal or default_path(), create=False)
+
+
+def _fail(message: object) -> int:
+    print(f"facedown: {message}", file=sys.stderr)
+    return 2
+
+
+def _load(args: argparse.Namespace) -> tuple[GameSummary, list[Event]]:
+    with _open(args) as journal:
+        return journal.summary(args.id), journal.events(args.id)
+
+
+def move_lines(events: list[Event]) -> tuple[GameState, list[str]]:
+    """The replayed final state and one line per accepted move, redacted for the spectator until the game is over."""
+    from controller.referee.replay import rebuild, rulings
+    from controller.rules import ARBITER, SPECTATOR, redact_ruling
+
+    final = rebuild(events)
+    over = final.phase == "over"
+    audience = ARBITER if over else SPECTATOR
+    lines = []
+    before: GameState | None = None
+    for ruling, after in rulings(events):
+        r = redact_ruling(ruling, audience, game_over=over)
+        if before is not None:
+            # a piece already face-up before this move is public knowledge (the ruling only lists new reveals)
+            for key, station in (("piece", ruling.frm), ("defender_piece", ruling.to)):
+                p = before.board.get(station)
+                if key not in r and p is not None and p.public and (key == "piece" or ruling.kind == "attack"):
+                    r[key] = p.type
+        before = after
+        mover = f"{r['piece']} " if "piece" in r else ""
+        line = f"{r['ply']:>4}. {r['side']:<6} {mover}{r['from']}-{r['to']}"
+        if r["kind"] == "attack":
+            target = f" {r['defender_piece']}" if "defender_piece" in r else ""
+            line += f"  attacks{target}: {OUTCOME.get(r['outcome'], r['outcome'])}"
+        extras = [f"{o['side']} out ({o['reason']})" for o in r["out"]]
+        extras += list(r["notices"])
+        if r["result"]:
+            extras.append(f"game over, {result_text(r['result'])}")
+        if extras:
+            line += "; " + "; ".join(extras)
+        lines.append(line)
+    return final, lines
+
+
+def export_text(summary: GameSummary, events: list[Event]) -> str:
+    """The readable record of one game: header, setups (once the game is over) and moves."""
+    final, lines = move_lines(events)
+    over = final.phase == "over"
+    start = events[0].data
+    game = final.game
+    seats = start.get("seats") or {}
+    players = ", ".join(f"{side}: {seats.get(side, '-')}" for side in game.sides)
+    options = ", ".join(f"{k}={v!r}" for k, v in sorted(final.options.items())) or "-"
+    result = final.result.to_json() if final.result else None
+    out = [
+        "FaceDown game record",
+        f"Game:     {game.name} ({game.id}), journal game {summary.id}",
+        f"Started:  {_when(summary.started)}",
+        f"Finished: {_when(summary.finished) if over else 'not yet (spectator view: hidden ranks withheld)'}",
+        f"Board:    {start.get('board', '-')}" + (f", profile {start['profile']}" if start.get("profile") else ""),
+        f"Players:  {players}",
+        f"Options:  {options}",
+        f"Result:   {result_text(result)}",
+        "",
+    ]
+    if over:
+        out.append("Setups")
+        order = {s: i for i, s in enumerate(game.station_ids)}
+        for side in game.sides:
+            placement = final.deployments.get(side, {})
+            # a no-break space keeps each "station piece" pair on one line when wrapped
+            text = ", ".join(f"{st}\xa0{placement[st]}" for st in sorted(placement, key=lambda s: order.get(s, len(order))))
+            wrapped = textwrap.wrap(f"{side}: {text or '-'}", width=100, initial_indent="  ", subsequent_indent="    ")
+            out.extend(line.replace("\xa0", " ") for line in wrapped)
+    else:
+        deployed = ", ".join(final.deployments) or "nobody yet"
+        out.append(f"Setups:   hidden until the game ends (deployed: {deployed})")
+    out.append("")
+    out.append("Moves" if lines else "Moves:    none yet")
+    out.extend(lines)
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------- commands
+def run_list(args: argparse.Namespace) -> int:
+    from controller.referee.journal import JournalError, default_path
+
+    path = args.journal or default_path()
+    try:
+        with _open(args) as journal:
+            games = journal.games()
+    except JournalError as exc:
+        if args.journal is None and not default_path().exists():
+            print(f"no games recorded yet (no journal at {path})")
+            return 0
+        return _fail(exc)
+    if not games:
+        print(f"no games recorded yet in {path}")
+    for g in games:
+        print(f"{g.id:>5}  {g.game:<12} {_when(g.started)}  {g.moves:>4} moves  {result_text(g.result)}")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from controller.referee.journal import JournalError, default_path
+    from controller.referee.replay import ReplayError
+
+    try:
+        summary, events = _load(args)
+        final, lines = move_lines(events)
+    except (JournalError, ReplayError) as exc:
+        return _fail(f"{args.journal or default_path()}: game {args.id}: {exc}" if isinstance(exc, ReplayError) else exc)
+    print(f"game {summary.id}: {final.game.name}, {_when(summary.started)}, {result_text(final.result.to_json() if final.result else None)}")
+    for line in lines:
+        print(line)
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from controller.referee.journal import JournalError, default_path
+    from controller.referee.replay import ReplayError
+
+    try:
+        summary, events = _load(args)
+        text = export_text(summary, events)
+    except (JournalError, ReplayError) as exc:
+        return _fail(f"{args.journal or default_path()}: game {args.id}: {exc}" if isinstance(exc, ReplayError) else exc)
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    out = Path(args.out)
+    tmp = out.with_name(out.name + ".part")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        return _fail(f"cannot write {out}: {exc.strerror}")
+    print(f"wrote game {summary.id} to {out}", file=sys.stderr)
+    return 0

@@ -1,0 +1,161 @@
+"""Rebuilds a game from its journaled events by replaying them through the rules engine (pure: no I/O).
+
+Replay rules, in journal order:
+
+- ``game`` (first, once): a new game with the journaled game id and options.
+- ``deploy``: one side's deployment; play starts when every side has deployed.
+- ``move``: judged by the engine; it must be the journaled side's turn and a legal move.
+- ``illegal``, ``arbiter`` pause/resume: a record only; they change nothing.
+- ``arbiter`` undo: takes back the last accepted move (and any end of the game recorded after it: the game
+  is back in play where it stood before that move). The undone move is dropped, never replayed.
+- ``arbiter`` end: the arbiter's result ends the game (it overrides a result the engine reached).
+- ``result``: ends the game if it is still running; if the engine has already ended it, the journaled
+  winners must agree with the engine's.
+
+An event that does not replay raises ReplayError naming its sequence number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from controller.rules import GameState, Result, RulesError, Ruling, new_game
+
+from .journal import Event
+
+
+class ReplayError(Exception):
+    """A journaled event does not replay through the engine; ``seq`` is the event's sequence number."""
+
+    def __init__(self, seq: int | None, message: str) -> None:
+        self.seq = seq
+        super().__init__(f"event {seq}: {message}" if seq is not None else message)
+
+
+def effective(events: Iterable[Event]) -> list[Event]:
+    """The events that shape the game, in order: the game, deployments, moves not taken back and ends.
+
+    Undo events are resolved here (each removes the last move and any end recorded after it); illegal attempts,
+    pauses and resumes are left out.
+    """
+    out: list[Event] = []
+    for ev in events:
+        if ev.kind == "game":
+            if out:
+                raise ReplayError(ev.seq, "a second game event: a game starts only once")
+            out.append(ev)
+            continue
+        if not out:
+            raise ReplayError(ev.seq, f"a {ev.kind} event before the game event")
+        if ev.kind in ("deploy", "move", "result"):
+            out.append(ev)
+        elif ev.kind == "arbiter":
+            action = ev.data.get("action")
+            if action == "end":
+                out.append(ev)
+            elif action == "undo":
+                while out and (out[-1].kind == "result" or out[-1].kind == "arbiter"):
+                    out.pop()
+                if out[-1].kind != "move":
+                    raise ReplayError(ev.seq, "undo with no accepted move to take back")
+                out.pop()
+            elif action not in ("pause", "resume"):
+                raise ReplayError(ev.seq, f"unknown arbiter action {action!r}")
+        elif ev.kind != "illegal":
+            raise ReplayError(ev.seq, f"unknown event kind {ev.kind!r}")
+    if not out:
+        raise ReplayError(None, "no events: a journaled game starts with its game event")
+    return out
+
+
+def _result(seq: int, data: Any) -> Result:
+    if not isinstance(data, dict) or not isinstance(data.get("winners"), list) or not isinstance(data.get("reason"), str):
+        raise ReplayError(seq, f"a result needs 'winners' (a list) and 'reason' (a sentence), not {data!r}")
+    return Result(tuple(data["winners"]), data["reason"])
+
+
+def _end(state: GameState, result: Result) -> None:
+    state.result = result
+    state.phase = "over"
+
+
+def _start(ev: Event) -> GameState:
+    game = ev.data.get("game")
+    if not isinstance(game, str):
+        raise ReplayError(ev.seq, f"the game event names no game ({game!r})")
+    try:
+        return new_game(game, ev.data.get("options") or {})
+    except RulesError as exc:
+        raise ReplayError(ev.seq, f"cannot start {game!r}: {exc}") from None
+
+
+def _step(state: GameState, ev: Event) -> Ruling | None:
+    """Replay one effective event onto ``state``; the ruling if it was a move."""
+    data = ev.data
+    if ev.kind == "deploy":
+        side = data.get("side")
+        if state.phase != "setup":
+            raise ReplayError(ev.seq, f"{side} deploys after play has started")
+        if side not in state.game.sides:
+            raise ReplayError(ev.seq, f"no side {side!r} in {state.game.id} (sides: {', '.join(state.game.sides)})")
+        if side in state.deployments:
+            raise ReplayError(ev.seq, f"{side} has already deployed")
+        try:
+            state.deploy(side, data.get("placement") or {})
+        except RulesError as exc:
+            raise ReplayError(ev.seq, f"{side}'s deployment is refused: {exc}") from None
+        return None
+    if ev.kind == "move":
+        side, frm, to = data.get("side"), data.get("from"), data.get("to")
+        if state.phase == "setup":
+            raise ReplayError(ev.seq, f"{side} moves {frm}-{to} before every side has deployed")
+        if state.phase == "over":
+            raise ReplayError(ev.seq, f"{side} moves {frm}-{to} after the game is over")
+        if side != state.turn:
+            raise ReplayError(ev.seq, f"{side} moves {frm}-{to} but it is {state.turn}'s turn")
+        try:
+            return state.apply((frm, to))
+        except RulesError as exc:
+            raise ReplayError(ev.seq, f"the engine refuses {side}'s move {frm}-{to}: {exc}") from None
+    if ev.kind == "arbiter":  # only "end" reaches here
+        _end(state, _result(ev.seq, data.get("result")))
+        return None
+    if ev.kind == "result":
+        result = _result(ev.seq, data)
+        if state.result is None:
+            _end(state, result)
+        elif set(state.result.winners) != set(result.winners):
+            said = ", ".join(result.winners) or "a draw"
+            found = ", ".join(state.result.winners) or "a draw"
+            raise ReplayError(ev.seq, f"the journal's result says {said} but the replayed game ended with {found}")
+        return None
+    raise ReplayError(ev.seq, f"unexpected {ev.kind} event")  # pragma: no cover - effective() filters
+
+
+def rebuild(events: Iterable[Event]) -> GameState:
+    """The game state the journaled events lead to."""
+    seq = effective(events)
+    state = _start(seq[0])
+    for ev in seq[1:]:
+        _step(state, ev)
+    return state
+
+
+def rulings(events: Iterable[Event]) -> Iterator[tuple[Ruling, GameState]]:
+    """Each accepted move's ruling (undone moves left out) with an independent copy of the state after it."""
+    seq = effective(events)
+    state = _start(seq[0])
+    for ev in seq[1:]:
+        ruling = _step(state, ev)
+        if ruling is not None:
+            yield ruling, state.copy()
+
+
+def paused(events: Iterable[Event]) -> bool:
+    """Was the game left paused by the arbiter (a pause not followed by a resume)?"""
+    state = False
+    for ev in events:
+        if ev.kind == "arbiter" and ev.data.get("action") in ("pause", "resume"):
+            state = ev.data["action"] == "pause"
+    return state
