@@ -21,6 +21,7 @@ class Noise:
     swap_lift_order: float = 0.0  # chance the defender is lifted before the attacker
     change_mind: float = 0.0  # chance the player first lifts another own piece and puts it back
     long_pause: float = 0.0  # chance of a long pause while a piece is in hand
+    faults: float = 0.0  # chance, before each move, of one injected fault (knocked piece, wrong side, second move)
 
 
 @dataclass
@@ -30,6 +31,7 @@ class Script:
     lines: list[dict[str, Any]] = field(default_factory=list)
     rulings: list[dict[str, Any]] = field(default_factory=list)
     state: GameState | None = None
+    faults: list[str] = field(default_factory=list)
 
     def text(self) -> list[str]:
         return [json.dumps(x) for x in self.lines]
@@ -73,12 +75,29 @@ def random_game_script(game: str, seed: int, *, max_plies: int = 60, noise: Nois
             _act(script, "place", c, rng, noise, settle)
         attack = to in state.board
         before_uid = {s: p.uid for s, p in state.board.items()}
+        empty = [s for s in state.game.station_ids if s not in state.board and state.topo.passable[s] and s != to]
+        theirs = [s for s, p in state.board.items() if p.owner != side and s != to]
+        fault = rng.choice(["knock", "wrong_side"]) if rng.random() < noise.faults and empty and theirs and mine else None
+        if fault == "wrong_side":
+            # a piece of the side not to move walks: a mismatch, then it is put back
+            c, d = rng.choice(theirs), rng.choice(empty)
+            _act(script, "lift", c, rng, noise, settle)
+            _act(script, "place", d, rng, noise, settle)
+            _act(script, "lift", d, rng, noise, settle)
+            _act(script, "place", c, rng, noise, settle)
+            script.faults.append(fault)
         ruling = state.apply((frm, to))
         if attack and rng.random() < noise.swap_lift_order:
             _act(script, "lift", to, rng, noise, settle)
             _act(script, "lift", frm, rng, noise, settle)
         else:
             _act(script, "lift", frm, rng, noise, settle)
+            if fault == "knock":
+                # while moving, the player knocks another own piece off, then puts it back
+                c = rng.choice(mine)
+                _act(script, "lift", c, rng, noise, settle)
+                _act(script, "place", c, rng, noise, settle)
+                script.faults.append(fault)
             if attack:
                 _act(script, "lift", to, rng, noise, settle)
         if not attack and rng.random() < noise.slide:
