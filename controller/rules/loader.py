@@ -164,6 +164,7 @@ def _build(r: _Reader, doc: Any) -> GameDef:
     movements = _movements(r, top.get("movements", {}), line_kinds, options)
     pieces = _pieces(r, top["pieces"], movements, line_kinds, options)
     piece_ids = {p.id for p in pieces}
+    _check_shelter_exceptions(r, top.get("station_kinds", {}), piece_ids)
     clash = _clash(r, top["clash"], pieces, options)
     setup = _setup(r, top["setup"], sides, stations, kinds, piece_ids, options)
     win = _win(r, top["win"], piece_ids)
@@ -273,6 +274,17 @@ def _station_kinds(r: _Reader, raw: Any) -> dict[str, StationKind]:
     if not out:
         raise r.fail("station_kinds", "expected at least one station kind")
     return out
+
+
+def _check_shelter_exceptions(r: _Reader, raw: Any, piece_ids: set[str]) -> None:
+    """The pieces named under each kind's ``shelter_except`` must exist (checked once the pieces are read)."""
+    for key, spec in raw.items():
+        exc = (spec or {}).get("shelter_except", {})
+        for role in ("attackers", "defenders"):
+            where = f"station_kinds.{key}.shelter_except.{role}"
+            for j, pid in enumerate(exc.get(role, [])):
+                if pid not in piece_ids:
+                    raise r.fail(f"{where}[{j}]", f"expected a piece id, got {pid!r}")
 
 
 def _stations(r: _Reader, raw: Any, kinds: Mapping[str, StationKind]) -> tuple[Station, ...]:
@@ -438,6 +450,10 @@ def _zone(r: _Reader, raw: Any, where: str, stations: tuple[Station, ...], kinds
     spec = r.mapping(raw, where, allowed={"x", "y", "except", "except_kinds"})
     xs = spec.get("x")
     ys = spec.get("y")
+    for key, values in (("x", xs), ("y", ys)):
+        if values is not None:
+            for j, v in enumerate(r.seq(values, _join(where, key), nonempty=True)):
+                r.number(v, f"{_join(where, key)}[{j}]")
     excl = set(map(str, r.seq(spec.get("except", []), _join(where, "except"))))
     excl_kinds = set(r.seq(spec.get("except_kinds", []), _join(where, "except_kinds")))
     for k in excl_kinds:
