@@ -12,13 +12,13 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from controller.rules import GameState, new_game
+from controller.rules import GameDef, GameState, new_game
 from controller.rules.deploy import random_deployment
 from controller.rules.state import Piece
 
 
 def position(
-    game: str,
+    game: str | GameDef,
     pieces: Mapping[str, tuple[str, str]],
     *,
     turn: str | None = None,
