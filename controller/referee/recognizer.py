@@ -57,9 +57,10 @@ class AttackAction:
 
 @dataclass(frozen=True, slots=True)
 class Waiting:
-    """The board is between two explainable states (pieces in hand); nothing to judge yet."""
+    """The board is between two explainable states (pieces in hand, or a fix-up under way); nothing to judge yet."""
 
     lifted: tuple[str, ...]
+    differences: tuple[Difference, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +161,7 @@ class Recognizer:
         stray = [] if fx.involved is None else [d for d in diff if d.station not in fx.involved]
         if stray:
             return self._report(Mismatch(tuple(diff)))
-        return self._report(Waiting(tuple(d.station for d in diff)))
+        return self._report(Waiting(tuple(d.station for d in diff), tuple(diff)))
 
     def _enemy(self, owner: str) -> bool:
         return owner != self.side and owner not in self.allies.get(self.side, frozenset())

@@ -7,6 +7,7 @@ to judge, records accepted moves in the journal, and tells the recognizer which 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -53,6 +54,7 @@ class _Status:
     mismatch: tuple | None = None
     waiting_for_board: bool = False
     pending_setups: dict[str, dict[str, str]] = field(default_factory=dict)
+    board_diff: tuple = ()
     fixup_asked: bool = False  # the last ruling or refusal asked the players to change the board
 
 
@@ -79,6 +81,7 @@ class Session:
         self._lock = threading.RLock()
         self._status = _Status()
         self.snapshot: Snapshot | None = None
+        self.snapshot_at: float | None = None  # wall-clock time (time.time) of the latest snapshot
         allies = {s: frozenset(o for g in self.game.alliances if s in g for o in g if o != s) for s in self.game.sides}
         self.recognizer = Recognizer({}, state.turn, allies, use_tags=use_tags)
         if state.phase != "setup":
@@ -88,6 +91,16 @@ class Session:
     def subscribe(self, fn: Callable[[Published], None]) -> None:
         """Call ``fn`` with every event published from now on (in order, from the referee's thread)."""
         self._subscribers.append(fn)
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Hold this to read the state, status and log consistently from another thread (the web page's)."""
+        return self._lock
+
+    def since(self, seq: int) -> list[Published]:
+        """Every event published after sequence number ``seq`` (0: all), read safely from any thread."""
+        with self._lock:
+            return self.log[max(seq, 0):]
 
     def _publish(self, public: dict[str, Any], ruling: Ruling | None = None, audience: tuple[str, ...] = ()) -> Published:
         event = Published(len(self.log) + 1, public, ruling, audience)
@@ -109,6 +122,7 @@ class Session:
         target = self.expected_board()
         self.recognizer.expect(target, self.state.turn, involved=None)
         self._status.waiting_for_board = True
+        self._status.board_diff = ()
         self._publish({"event": "fixup", "steps": [], "message": message})
         if self.snapshot is not None:
             self._handle(self.recognizer.feed(self.snapshot))
@@ -156,6 +170,7 @@ class Session:
         """A settled board reading from the sensing backend."""
         with self._lock:
             self.snapshot = snap
+            self.snapshot_at = time.time()
             if self.state.phase == "setup":
                 self._publish({"event": "board", "occupied": sorted(snap.occupied)})
                 return
@@ -174,6 +189,11 @@ class Session:
                     "message": _mismatch_message(key),
                 })
             return
+        if isinstance(action, Waiting) and self._status.waiting_for_board and action.differences != self._status.board_diff:
+            # laying out a setup, or resuming: say exactly which stations still differ
+            self._status.board_diff = action.differences
+            self._publish({"event": "fixup", "steps": [_diff_step(d) for d in action.differences],
+                           "message": f"{len(action.differences)} station(s) differ from the referee's board"})
         if isinstance(action, Waiting | Idle):
             if self._status.mismatch is not None:
                 self._status.mismatch = None
@@ -183,6 +203,7 @@ class Session:
         if isinstance(action, FixupDone):
             was_waiting = self._status.waiting_for_board
             self._status.waiting_for_board = False
+            self._status.board_diff = ()
             if self._status.fixup_asked or was_waiting:
                 self._publish({"event": "fixup_done"})
             self._status.fixup_asked = False
@@ -306,6 +327,14 @@ def _mismatch_message(diffs: tuple) -> str:
         else:
             parts.append(f"{d.station} holds the wrong piece: put {_owner_name(d.expected)}'s piece there")
     return "board mismatch: " + "; ".join(parts)
+
+
+def _diff_step(d: Any) -> dict[str, str]:
+    if d.found == "empty":
+        return {"station": d.station, "do": f"put {_owner_name(d.expected)}'s piece here"}
+    if d.found == "occupied":
+        return {"station": d.station, "do": "take the piece off"}
+    return {"station": d.station, "do": f"wrong piece: put {_owner_name(d.expected)}'s expected piece here"}
 
 
 def _fixup_steps(physical: Mapping[str, Occupant], target: Mapping[str, Occupant], involved: set[str], mover: Occupant) -> list[dict[str, str]]:

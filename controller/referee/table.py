@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.rules import GameDef, GameState, new_game
+from controller.rules import GameDef, GameState, load_game, new_game
 
 from .session import Published, Session
 
@@ -141,13 +141,19 @@ def open_table(
         unfinished = journal.unfinished()
         if unfinished is not None:
             events = journal.events(unfinished)
-            if events and events[0].data.get("game") in (game, getattr(new_game(game).game, "id", game)):
+            if events and events[0].data.get("game") == load_game(game).id:
                 state = rebuild(events)
                 game_id = unfinished
-                log.info("resuming game %s of %s at ply %s", game_id, state.game.id, state.ply)
+                if state.phase == "over" and state.result is not None:
+                    # the process died between the game-ending move and its result: record it, start afresh
+                    journal.append(game_id, "result", state.result.to_json())
+                    state, game_id = None, None
+                else:
+                    log.info("resuming game %s of %s at ply %s", game_id, state.game.id, state.ply)
     if state is None:
         state = new_game(game, dict(options or {}))
-        game_id = journal.new_game(state.game.id, dict(options or {}), board=board_kind,
+        # journal the full option set, so a later change of a game file's defaults cannot change the replay
+        game_id = journal.new_game(state.game.id, dict(state.options), board=board_kind,
                                    profile=str(getattr(profile, "file", "") or "") or None, seats=dict(seats or {}))
     session = Session(state, journal=journal, game_id=game_id, use_tags=use_tags)
     roles = (*state.game.sides, *ROLES_EXTRA)
