@@ -13,6 +13,8 @@ COMMANDS = [
     "play",
     "script",
     "record",
+    "tags",
+    "hw_test",
 ]
 
 

@@ -1,0 +1,89 @@
+"""Serial scanner figures: magnet placed -> snapshot on the host over a real pty (p50/p99), and the size and
+host-side handling time of a full 100-station snapshot. Run: python benchmarks/serial.py [N]."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+# This file is named like pyserial's package: keep its folder off the path so `import serial` finds pyserial.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from firmware_standin.harness import FirmwareOnPty, World, fd_proto  # noqa: E402
+
+from controller.sensing.serial_link import LinkState, SerialScannerBoard  # noqa: E402
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def latency(n: int, settle_ms: int) -> list[float]:
+    rows, cols = list(range(10)), list(range(10, 20))
+    cfg = {"board": "bench", "sensing": "reed", "scanner": "matrix", "settle_ms": settle_ms, "scan_period_ms": 5,
+           "heartbeat_ms": 1000, "matrix": {"rows": rows, "cols": cols}}
+    world = World()
+    world.matrix(rows, cols)
+    tmp = Path(tempfile.mkdtemp())
+    fw = FirmwareOnPty(cfg, world, tmp / "ttyACM0").plug()
+    stations = [f"s{i}" for i in range(100)]
+    board = SerialScannerBoard(stations, {s: i for i, s in enumerate(stations)}, port=str(tmp / "ttyACM0"))
+    got = threading.Event()
+    board_thread = threading.Thread(target=board.run, args=(lambda s: got.set(),), daemon=True)
+    board_thread.start()
+    assert board.wait_known(5), board.status
+    out = []
+    for i in range(n):
+        got.clear()
+        ch = i % 100
+        t0 = time.perf_counter()
+        (world.lift if ch in world.closed else world.place)(ch)
+        if not got.wait(2):
+            raise SystemExit(f"no snapshot for change {i}: {board.status}")
+        out.append((time.perf_counter() - t0) * 1000)
+        time.sleep(0.003)
+    board.stop()
+    board_thread.join(5)
+    fw.close()
+    return out
+
+
+def snapshot_size() -> None:
+    occ = [True] * 100
+    plain = fd_proto.frame("SNAP b=1A2B seq=123456 " + fd_proto.state_text(occ, {}))
+    tags = {i: "04%012X" % (0xA1B2C3D4E500 + i) for i in range(80)}
+    tagged = fd_proto.frame("SNAP b=1A2B seq=123456 " + fd_proto.state_text(occ, tags))
+    print(f"full snapshot, 100 stations, occupancy only: {len(plain)} bytes "
+          f"({len(plain) * 10 / 115200 * 1000:.2f} ms of wire at 115200 baud; USB CDC is faster)")
+    print(f"full snapshot, 100 stations, 80 7-byte tags: {len(tagged)} bytes")
+    stations = [f"s{i}" for i in range(100)]
+    for name, line in (("occupancy only", plain), ("80 tags", tagged)):
+        times = []
+        for k in range(300):
+            link = LinkState(stations, {s: i for i, s in enumerate(stations)})
+            link.on_line(fd_proto.frame("HELLO proto=1 fw=1 board=b b=1A2B n=100 scanner=matrix sensing=reed").strip(), 0)
+            t0 = time.perf_counter()
+            link.on_line(line.strip(), k)
+            times.append((time.perf_counter() - t0) * 1e6)
+        print(f"host handles a full snapshot ({name}): p50 {pct(times, 50):.0f} us, p99 {pct(times, 99):.0f} us")
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    for settle in (0, 30):
+        xs = latency(n, settle)
+        print(f"magnet -> host snapshot over pty, settle_ms={settle}, scan 5 ms, {n} changes: "
+              f"p50 {pct(xs, 50):.1f} ms, p99 {pct(xs, 99):.1f} ms, max {max(xs):.1f} ms, mean {statistics.mean(xs):.1f} ms")
+    snapshot_size()
+
+
+if __name__ == "__main__":
+    main()

