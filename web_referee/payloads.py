@@ -1,0 +1,182 @@
+"""What each role receives: the game's public geometry, the live state, events, replay and record, all built from
+the rules layer's ``view``/``redact_ruling`` for that role (never from the game state's pieces directly)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from controller.referee.session import Published
+from controller.rules import ARBITER, SPECTATOR, GameDef, redact_ruling, view
+from controller.rules.deploy import allowed_stations
+
+# events that say what the players must do with the board next, and those that settle it
+_GUIDES = ("fixup", "mismatch", "illegal")
+_SETTLED = ("fixup_done", "turn", "start", "undo", "move", "attack", "game_over")
+
+
+def game_meta(game: GameDef) -> dict[str, Any]:
+    """The game file's public data: stations, lines, station kinds, pieces and names, sides and deployment areas."""
+    zones = game.setup.zones[game.setup.deploy_zone]
+    return {
+        "id": game.id,
+        "name": game.name,
+        "zh": game.zh,
+        "sides": list(game.sides),
+        "stations": [{"id": s.id, "x": s.x, "y": s.y, "kind": s.kind, "label": s.label} for s in game.stations],
+        "lines": [{"kind": ln.kind, "stations": list(ln.stations)} for ln in game.lines],
+        "station_kinds": {k: {"passable": v.passable, "shelter": v.shelter, "frozen": v.frozen, "doc": v.doc}
+                          for k, v in game.station_kinds.items()},
+        "pieces": [{"id": p.id, "name": p.name, "zh": p.zh, "count": p.count, "rank": p.rank} for p in game.pieces],
+        "home": {side: sorted(zones[side]) for side in game.sides},
+    }
+
+
+def may_receive(ev: Published, role: str) -> bool:
+    """Is ``role`` in the audience of this event (no audience: everyone; the arbiter receives everything)?"""
+    return not ev.audience or role == ARBITER or role in ev.audience
+
+
+def event_for(ev: Published, role: str) -> dict[str, Any] | None:
+    """One published event as ``role`` may receive it, or None if it is not for them."""
+    if not may_receive(ev, role):
+        return None
+    out = dict(ev.public)
+    out["seq"] = ev.seq
+    if ev.ruling is not None:
+        out["ruling"] = redact_ruling(ev.ruling, role)
+    return out
+
+
+def _guidance(log: list[Published], mismatch: Any) -> dict[str, Any] | None:
+    """What the players must do with the board now (the latest fix-up or mismatch not yet settled)."""
+    for ev in reversed(log):
+        if ev.audience:
+            continue
+        kind = ev.public.get("event")
+        if kind == "mismatch":
+            return {"kind": "mismatch", "message": ev.public.get("message", ""), "stations": ev.public.get("stations", [])} if mismatch else None
+        if kind in _GUIDES:
+            return {"kind": kind, "message": ev.public.get("message", ""), "steps": ev.public.get("steps", [])}
+        if kind in _SETTLED:
+            return None
+    return None
+
+
+def state_for(table: Any, role: str) -> dict[str, Any]:
+    """The live state as ``role`` may see it."""
+    session = table.session
+    game = table.game
+    with session.lock:
+        st = session.state
+        status = session.status
+        board_view = view(st, role)
+        last = redact_ruling(st.history[-1], role) if st.history else None
+        log = session.log
+        seq = log[-1].seq if log else 0
+        guidance = _guidance(log, status["mismatch"])
+        snap = session.snapshot
+        occupied = sorted(snap.occupied) if snap is not None else []
+        snapshot_at = session.snapshot_at
+        expected = sorted(session.expected_board())
+        deployed = sorted(st.deployments)
+        options = dict(st.options)
+    out: dict[str, Any] = {
+        "role": role,
+        "seq": seq,
+        "status": status,
+        "view": board_view,
+        "last_ruling": last,
+        "guidance": guidance,
+        "occupied": occupied,
+        "expected": expected,
+        "board_kind": table.board_kind,
+        "sim": table.board_kind == "sim" and hasattr(table.board, "toggle"),
+        "has_journal": table.journal is not None and table.game_id is not None,
+    }
+    if role in game.sides and status["phase"] == "setup":
+        out["setup"] = {
+            "deployed": role in deployed,
+            "zone": sorted(game.setup.zones[game.setup.deploy_zone][role]),
+            "allowed": {p.id: allowed_stations(game, role, p.id, options) for p in game.pieces},
+        }
+    if role == ARBITER:
+        out["sensors"] = {
+            "snapshot_at": snapshot_at,
+            "snapshot_age_s": None if snapshot_at is None else round(max(0.0, _now() - snapshot_at), 1),
+            "mismatch": status["mismatch"],
+            "waiting_for_board": status["waiting_for_board"],
+        }
+    return out
+
+
+def _now() -> float:
+    import time
+
+    return time.time()
+
+
+def _full_events(table: Any) -> list[Any]:
+    if table.journal is None or table.game_id is None:
+        raise LookupError("this table keeps no journal, so there is no replay")
+    return table.journal.events(table.game_id)
+
+
+def replay_for(table: Any, role: str) -> dict[str, Any]:
+    """Every accepted ruling with the whole board after it, fully revealed: for after the game (or the arbiter).
+
+    The caller checks that the game is over or ``role`` is the arbiter; only then is everything revealed."""
+    from controller.referee.replay import rebuild, rulings
+
+    events = _full_events(table)
+    first_move = next((i for i, e in enumerate(events) if e.kind == "move"), len(events))
+    start = rebuild(events[:first_move]) if first_move > 1 else None
+    steps: list[dict[str, Any]] = []
+    if start is not None:
+        steps.append({"ruling": None, "view": view(start, ARBITER)})
+    for ruling, state in rulings(events):
+        steps.append({"ruling": redact_ruling(ruling, ARBITER, game_over=True), "view": view(state, ARBITER)})
+    return {"role": role, "steps": steps}
+
+
+def record_text(table: Any) -> str:
+    """The game's journal as a plain-text record (everything revealed: for after the game, or the arbiter)."""
+    from controller.referee.replay import rulings
+
+    game = table.game
+    names = {p.id: p.name for p in game.pieces}
+    events = _full_events(table)
+    lines = [f"FaceDown record: {game.name} ({game.zh}), game {table.game_id}"]
+    if events:
+        lines.append(f"started {dt.datetime.fromtimestamp(events[0].time).isoformat(timespec='seconds')}")
+    for e in events:
+        when = dt.datetime.fromtimestamp(e.time).strftime("%H:%M:%S")
+        d = e.data
+        if e.kind == "game":
+            text = f"game {d.get('game')} options {d.get('options') or {}}"
+        elif e.kind == "deploy":
+            placed = ", ".join(f"{s}={names.get(p, p)}" for s, p in sorted((d.get("placement") or {}).items()))
+            text = f"{d.get('side')} deploys: {placed}"
+        elif e.kind == "move":
+            text = f"{d.get('side')} {d.get('from')}-{d.get('to')}"
+        elif e.kind == "illegal":
+            text = f"{d.get('side')} tried {d.get('from')}-{d.get('to')}: illegal ({d.get('reason')})"
+        elif e.kind == "arbiter":
+            text = f"arbiter: {d.get('action')}" + (f" {d.get('result')}" if d.get("result") else "")
+        elif e.kind == "result":
+            text = f"result: {', '.join(d.get('winners') or []) or 'draw'} ({d.get('reason')})"
+        else:
+            text = f"{e.kind} {d}"
+        lines.append(f"{e.seq:5d} {when} {text}")
+    lines.append("")
+    lines.append("Rulings (undone moves left out):")
+    for ruling, _state in rulings(events):
+        r = redact_ruling(ruling, ARBITER, game_over=True)
+        line = f"{r['ply']:4d}. {r['side']} {names.get(r.get('piece', ''), '?')} {r['from']}-{r['to']}"
+        if r["kind"] == "attack":
+            line += f" attacks {r['defender_side']} {names.get(r.get('defender_piece', ''), '?')}: {r['outcome']}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["ARBITER", "SPECTATOR", "event_for", "game_meta", "may_receive", "record_text", "replay_for", "state_for"]
