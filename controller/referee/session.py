@@ -253,8 +253,13 @@ class Session:
         involved = {s for s in set(physical) | set(target) if physical.get(s) != target.get(s)} | {move.frm, move.to}
         must_lift = frozenset(s for s in physical if s in target and physical[s].uid != target[s].uid)
         steps = _fixup_steps(physical, target, involved, mover)
-        if ruling.kind == "attack" and ruling.outcome in ("attacker", "both"):
+        defender_gone = any(r.uid == ruling.defender_uid for r in ruling.removed)
+        if ruling.kind == "attack" and ruling.outcome in ("attacker", "both") and defender_gone:
             steps.append({"station": move.to, "do": f"{_owner_name(ruling.defender_side)}'s piece in hand leaves the game"})
+        elif ruling.kind == "attack" and ruling.defender_uid not in {o.uid for o in target.values()} and not defender_gone:
+            # a hook kept it in play off the board (a flag now riding on its taker): the notices say where it goes
+            said = "; ".join(public["notices"]) or "the referee says where it goes"
+            steps.append({"station": move.to, "do": f"{_owner_name(ruling.defender_side)}'s piece in hand stays in play: {said}"})
         self._status.fixup_asked = bool(steps)
         if steps:
             self._publish({"event": "fixup", "steps": steps, "message": "; ".join(f"{x['station']}: {x['do']}" for x in steps)})

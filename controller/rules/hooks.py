@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .state import GameState, Ruling, _Pending
+    from .state import GameState, Piece, Ruling, _Pending
 
 
 class Hook:
@@ -22,7 +22,13 @@ class Hook:
         return None
 
     def after(self, state: GameState, ruling: Ruling, pending: _Pending) -> None:
-        """Called after each move is judged, before the turn passes; may reveal pieces or add notices."""
+        """Called after each move is judged, before the turn passes; may reveal pieces, add notices, or put sides
+        out of the game (``pending.out``)."""
+
+    def annotate(self, state: GameState, station: str, piece: Piece) -> dict[str, Any]:
+        """Extra fields for ``piece``'s entry in every view. Only facts anyone at the table can see (a flag riding
+        on the piece), since the spectator gets them too."""
+        return {}
 
 
 class TwoSquares(Hook):

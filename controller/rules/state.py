@@ -113,6 +113,7 @@ class _Pending:
     removed: list[Removal] = field(default_factory=list)
     reveals: list[Reveal] = field(default_factory=list)
     notices: list[tuple[str, str]] = field(default_factory=list)
+    out: list[tuple[str, str]] = field(default_factory=list)  # (side, reason) a hook puts out of the game
 
 
 class GameState:
@@ -348,6 +349,10 @@ class GameState:
         for hook in self.hooks:
             hook.after(self, draft, pend)
         knocked = self._knock_out(pend.removed)
+        for out_side, why in pend.out:
+            if out_side not in self.out:
+                self.out[out_side] = why
+                knocked.append((out_side, why))
         self._settle_turn(draft, knocked)
         ruling = Ruling(
             **ruling_base,

@@ -43,6 +43,8 @@ def view(state: GameState, audience: str) -> dict[str, Any]:
         if may_know(state, p, audience):
             entry["piece"] = p.type
         entry["public"] = p.public
+        for hook in state.hooks:
+            entry.update(hook.annotate(state, station, p))
         pieces.append(entry)
     return {
         "game": state.game.id,
