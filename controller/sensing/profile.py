@@ -1,0 +1,373 @@
+"""Reads a hardware profile (one YAML file per physical board build): which game, which sensors, station -> channel, pins.
+
+A profile is validated like a game file: every defect is rejected with the file, the path in the document and what
+was expected (``ProfileError``). See docs/profiles.md for the format.
+
+>>> p = default_profile("stratego")
+>>> p.game, p.sensing, p.channels["a1"], p.matrix_size
+('stratego', 'reed', (0, 0), (10, 10))
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+FORMAT_VERSION = 1
+SENSING_KINDS = ("reed", "rfid", "hybrid")
+SCANNER_KINDS = ("matrix", "shift_register")
+#: BCM GPIO numbers on the Raspberry Pi's 40-pin header.
+BCM_PINS = range(0, 28)
+DEFAULT_SCAN_PERIOD_MS = 10
+DEFAULT_SETTLE_MS = 40
+#: Environment variable naming another directory of profiles (checked before the checkout's hardware/profiles).
+PROFILES_DIR_ENV = "FACEDOWN_PROFILES_DIR"
+
+#: A reed-matrix crossing (row index, column index) for GPIO builds, or a scanner channel index for scanner builds.
+Channel = tuple[int, int] | int
+
+
+class ProfileError(ValueError):
+    """A hardware profile is missing or malformed: names the file, the path inside the document and what was expected."""
+
+    def __init__(self, file: str, where: str, expected: str) -> None:
+        self.file = file
+        self.where = where
+        self.expected = expected
+        super().__init__(f"{file}: {where}: {expected}")
+
+
+@dataclass(frozen=True, slots=True)
+class Pins:
+    """The Pi's GPIO pins (BCM numbers) a build uses: reed-matrix rows and columns, the buzzer, named status LEDs."""
+
+    rows: tuple[int, ...] = ()
+    columns: tuple[int, ...] = ()
+    buzzer: int | None = None
+    leds: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Scanner:
+    """A USB microcontroller that scans the board and reports channels 0..channel_count-1 over serial."""
+
+    kind: str
+    port: str | None
+    usb_vid: int | None
+    usb_pid: int | None
+    channel_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """One physical board build: the game it is for, how it senses pieces, and which channel each station is on."""
+
+    game: str
+    sensing: str
+    channels: Mapping[str, Channel]
+    pins: Pins
+    scan_period_ms: int
+    settle_ms: int
+    scanner: Scanner | None
+    file: str
+    name: str = ""
+    description: str = ""
+
+    @property
+    def stations(self) -> tuple[str, ...]:
+        """The stations, in the game's order."""
+        return tuple(self.channels)
+
+    @property
+    def matrix_size(self) -> tuple[int, int] | None:
+        """(rows, columns) of the Pi-driven reed matrix, or None for a scanner build."""
+        if self.scanner is not None:
+            return None
+        return len(self.pins.rows), len(self.pins.columns)
+
+
+class _DuplicateCheckingLoader(yaml.SafeLoader):
+    """A safe YAML loader that refuses a key given twice in one mapping (plain PyYAML silently keeps the last)."""
+
+
+def _construct_mapping(loader: _DuplicateCheckingLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    loader.flatten_mapping(node)
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            first = seen[key].start_mark
+            mark = key_node.start_mark
+            raise _DuplicateKey(
+                f"line {mark.line + 1}, column {mark.column + 1}",
+                f"each key once in a mapping; {key!r} was already given at line {first.line + 1}",
+            )
+        seen[key] = key_node
+    return loader.construct_mapping(node, deep=deep)
+
+
+_DuplicateCheckingLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, where: str, expected: str) -> None:
+        self.where = where
+        self.expected = expected
+
+
+class _Reader:
+    """Walks a parsed profile, so every complaint can say the file and where in the document."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+    def fail(self, where: str, expected: str) -> ProfileError:
+        return ProfileError(self.file, where or "(top level)", expected)
+
+    def mapping(self, value: Any, where: str, *, allowed: set[str] | None = None, required: set[str] = frozenset()) -> dict:
+        if not isinstance(value, dict):
+            raise self.fail(where, f"expected a mapping, got {_kind(value)}")
+        for key in value:
+            if not isinstance(key, str):
+                raise self.fail(where, f"expected text keys, got {key!r}")
+            if allowed is not None and key not in allowed:
+                raise self.fail(_join(where, key), f"unknown key; expected one of: {', '.join(sorted(allowed))}")
+        for key in sorted(required):
+            if key not in value:
+                raise self.fail(_join(where, key), "required key is missing")
+        return value
+
+    def integer(self, value: Any, where: str, *, low: int, high: int, what: str = "a whole number") -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(where, f"expected {what}, got {value!r}")
+        if not low <= value <= high:
+            raise self.fail(where, f"expected {what} from {low} to {high}, got {value}")
+        return value
+
+    def text(self, value: Any, where: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(where, f"expected text, got {_kind(value)}")
+        return value
+
+    def one_of(self, value: Any, where: str, choices: tuple[str, ...], what: str) -> str:
+        if value not in choices:
+            raise self.fail(where, f"expected {what} (one of: {', '.join(choices)}), got {value!r}")
+        return value
+
+    def pin(self, value: Any, where: str) -> int:
+        return self.integer(value, where, low=BCM_PINS.start, high=BCM_PINS.stop - 1, what="a BCM GPIO number")
+
+
+def _kind(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "text", type(None): "nothing"}.get(type(value), type(value).__name__)
+
+
+def _join(where: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{where}[{key}]"
+    return f"{where}.{key}" if where else key
+
+
+def _show(channel: Channel) -> str:
+    return f"[{channel[0]}, {channel[1]}]" if isinstance(channel, tuple) else str(channel)
+
+
+def load_profile(path: str | Path) -> Profile:
+    """Read and validate one hardware profile file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ProfileError(str(path), "(file)", f"a readable hardware profile ({exc.strerror})") from None
+    return parse_profile(text, str(path))
+
+
+def parse_profile(text: str, file: str = "<profile>") -> Profile:
+    """Validate a hardware profile given as YAML text; ``file`` names it in error messages."""
+    try:
+        doc = yaml.load(text, Loader=_DuplicateCheckingLoader)  # noqa: S506 - a SafeLoader subclass
+    except _DuplicateKey as exc:
+        raise ProfileError(file, exc.where, exc.expected) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(document)"
+        raise ProfileError(file, where, f"valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+    return _build(_Reader(file), doc)
+
+
+def _build(r: _Reader, doc: Any) -> Profile:
+    top = r.mapping(
+        doc,
+        "",
+        allowed={"format", "name", "description", "game", "sensing", "pins", "channels", "scan_period_ms", "settle_ms", "scanner"},
+        required={"format", "game", "sensing", "channels"},
+    )
+    if top["format"] != FORMAT_VERSION:
+        raise r.fail("format", f"expected format {FORMAT_VERSION}, got {top['format']!r}")
+    name = r.text(top.get("name", ""), "name")
+    description = r.text(top.get("description", ""), "description")
+    stations = _game_stations(r, top["game"])
+    sensing = r.one_of(top["sensing"], "sensing", SENSING_KINDS, "a sensing kind")
+
+    scanner = _scanner(r, top["scanner"], len(stations)) if top.get("scanner") is not None else None
+    if scanner is None and sensing != "reed":
+        raise r.fail("sensing", f"expected 'reed' for a Pi-driven reed matrix; {sensing!r} sensing reads tags, which needs a scanner: section")
+    pins = _pins(r, top.get("pins"), matrix=scanner is None)
+
+    scan_period_ms = r.integer(top.get("scan_period_ms", DEFAULT_SCAN_PERIOD_MS), "scan_period_ms", low=1, high=1000, what="milliseconds")
+    settle_ms = r.integer(top.get("settle_ms", DEFAULT_SETTLE_MS), "settle_ms", low=0, high=1000, what="milliseconds")
+    if settle_ms < scan_period_ms:
+        raise r.fail("settle_ms", f"expected at least scan_period_ms ({scan_period_ms}) so a station is read twice before it settles, got {settle_ms}")
+
+    channels = _channels(r, top["channels"], stations, top["game"], pins, scanner)
+    return Profile(
+        game=top["game"], sensing=sensing, channels=channels, pins=pins, scan_period_ms=scan_period_ms,
+        settle_ms=settle_ms, scanner=scanner, file=r.file, name=name, description=description,
+    )
+
+
+def _game_stations(r: _Reader, game: Any) -> tuple[str, ...]:
+    from controller.rules import game_ids, load_game
+    from controller.rules.errors import RulesError
+
+    if not isinstance(game, str) or game not in game_ids():
+        raise r.fail("game", f"expected the id of an installed game (one of: {', '.join(game_ids())}), got {game!r}")
+    try:
+        return load_game(game).station_ids
+    except RulesError as exc:
+        raise r.fail("game", f"a game that loads ({exc})") from None
+
+
+def _scanner(r: _Reader, raw: Any, station_count: int) -> Scanner:
+    where = "scanner"
+    sc = r.mapping(raw, where, allowed={"kind", "port", "usb_vid", "usb_pid", "channel_count"}, required={"kind"})
+    kind = r.one_of(sc["kind"], f"{where}.kind", SCANNER_KINDS, "a scanner kind")
+    port = sc.get("port")
+    if port is not None:
+        port = r.text(port, f"{where}.port")
+        if not port:
+            raise r.fail(f"{where}.port", "expected a serial device such as /dev/ttyACM0, or null to autodetect")
+    usb = {}
+    for key in ("usb_vid", "usb_pid"):
+        value = sc.get(key)
+        usb[key] = None if value is None else r.integer(value, f"{where}.{key}", low=0, high=0xFFFF, what="a 16-bit USB id")
+    count = r.integer(sc.get("channel_count", station_count), f"{where}.channel_count", low=station_count, high=4096,
+                      what=f"a channel count (at least the game's {station_count} stations)")
+    return Scanner(kind=kind, port=port, usb_vid=usb["usb_vid"], usb_pid=usb["usb_pid"], channel_count=count)
+
+
+def _pins(r: _Reader, raw: Any, *, matrix: bool) -> Pins:
+    if raw is None:
+        if matrix:
+            raise r.fail("pins", "required key is missing (a Pi-driven reed matrix needs pins.rows and pins.columns)")
+        return Pins()
+    allowed = {"rows", "columns", "buzzer", "leds"}
+    p = r.mapping(raw, "pins", allowed=allowed, required={"rows", "columns"} if matrix else set())
+    used: dict[int, str] = {}
+
+    def claim(value: Any, where: str) -> int:
+        pin = r.pin(value, where)
+        if pin in used:
+            raise r.fail(where, f"expected each GPIO pin used once; GPIO{pin} is already used at {used[pin]}")
+        used[pin] = where
+        return pin
+
+    lines: dict[str, tuple[int, ...]] = {}
+    for key in ("rows", "columns"):
+        if key not in p:
+            continue
+        if not matrix:
+            raise r.fail(f"pins.{key}", "expected no matrix pins on a scanner build (the scanner drives the matrix); remove this key")
+        seq = p[key]
+        if not isinstance(seq, list) or not seq:
+            raise r.fail(f"pins.{key}", f"expected a non-empty list of BCM GPIO numbers, got {_kind(seq)}")
+        lines[key] = tuple(claim(v, f"pins.{key}[{i}]") for i, v in enumerate(seq))
+    buzzer = None if p.get("buzzer") is None else claim(p["buzzer"], "pins.buzzer")
+    leds: dict[str, int] = {}
+    for name, value in r.mapping(p.get("leds", {}) or {}, "pins.leds").items():
+        leds[name] = claim(value, f"pins.leds.{name}")
+    return Pins(rows=lines.get("rows", ()), columns=lines.get("columns", ()), buzzer=buzzer, leds=leds)
+
+
+def _channels(r: _Reader, raw: Any, stations: tuple[str, ...], game: str, pins: Pins, scanner: Scanner | None) -> dict[str, Channel]:
+    given = r.mapping(raw, "channels")
+    known = set(stations)
+    owner: dict[Channel, str] = {}
+    found: dict[str, Channel] = {}
+    for station, value in given.items():
+        where = _join("channels", station)
+        if station not in known:
+            raise r.fail(where, f"expected a station of game {game!r}; it has no station {station!r}")
+        channel = _scanner_channel(r, value, where, scanner) if scanner else _matrix_channel(r, value, where, pins)
+        if channel in owner:
+            raise r.fail(where, f"expected each channel used once; channel {_show(channel)} is already {owner[channel]}'s")
+        owner[channel] = station
+        found[station] = channel
+    missing = [s for s in stations if s not in found]
+    if missing:
+        shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
+        raise r.fail("channels", f"expected a channel for every station of {game!r}; no channel for {shown}")
+    return {s: found[s] for s in stations}
+
+
+def _matrix_channel(r: _Reader, value: Any, where: str, pins: Pins) -> tuple[int, int]:
+    if not isinstance(value, list) or len(value) != 2:
+        raise r.fail(where, f"expected [row, column] of the reed matrix (integer channels need a scanner: section), got {value!r}")
+    row = r.integer(value[0], f"{where}[0]", low=0, high=len(pins.rows) - 1, what=f"a row index of pins.rows ({len(pins.rows)} rows)")
+    col = r.integer(value[1], f"{where}[1]", low=0, high=len(pins.columns) - 1,
+                    what=f"a column index of pins.columns ({len(pins.columns)} columns)")
+    return row, col
+
+
+def _scanner_channel(r: _Reader, value: Any, where: str, scanner: Scanner) -> int:
+    return r.integer(value, where, low=0, high=scanner.channel_count - 1, what="a scanner channel index")
+
+
+def profiles_dir() -> Path:
+    """The directory of shipped profiles: $FACEDOWN_PROFILES_DIR if set, else hardware/profiles of this checkout."""
+    env = os.environ.get(PROFILES_DIR_ENV)
+    if env:
+        path = Path(env)
+        if not path.is_dir():
+            raise ProfileError(env, "(directory)", f"a directory of hardware profiles (named by ${PROFILES_DIR_ENV})")
+        return path
+    import controller
+
+    # `hardware/` is not a Python package: it sits next to `controller/` in the checkout (installed editable).
+    path = Path(controller.__file__).resolve().parent.parent / "hardware" / "profiles"
+    if not path.is_dir():
+        raise ProfileError(
+            str(path), "(directory)",
+            f"the checkout's hardware/profiles directory; install FaceDown editable from its checkout (pip install -e .) "
+            f"or set ${PROFILES_DIR_ENV}",
+        )
+    return path
+
+
+def profile_ids() -> list[str]:
+    """The names of the shipped profiles, sorted."""
+    return sorted(p.stem for p in profiles_dir().glob("*.yaml"))
+
+
+def find_profile(name: str | Path) -> Profile:
+    """The profile at this path (a .yaml file), or the shipped profile with this name."""
+    path = Path(name)
+    if path.suffix in (".yaml", ".yml") and path.exists():
+        return load_profile(path)
+    candidate = profiles_dir() / f"{name}.yaml"
+    if not candidate.exists():
+        raise ProfileError(str(candidate), "(file)", f"a hardware profile; shipped profiles: {', '.join(profile_ids())}")
+    return load_profile(candidate)
+
+
+def default_profile(game_id: str) -> Profile:
+    """The shipped profile for this game: hardware/profiles/<game_id>.yaml."""
+    profile = find_profile(game_id)
+    if profile.game != game_id:
+        raise ProfileError(profile.file, "game", f"expected {game_id!r} in the default profile of {game_id!r}, got {profile.game!r}")
+    return profile

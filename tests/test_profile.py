@@ -1,0 +1,297 @@
+"""Tests hardware profiles: every shipped profile loads and covers its game, and every kind of defect is located."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller.rules import game_ids, load_game
+from controller.sensing.profile import (
+    BCM_PINS,
+    Profile,
+    ProfileError,
+    default_profile,
+    find_profile,
+    load_profile,
+    profile_ids,
+    profiles_dir,
+)
+
+LUZHANQI = load_game("luzhanqi").station_ids
+
+
+def matrix_doc() -> dict:
+    """A valid Luzhanqi profile: 12 x 5 reed matrix, row-major."""
+    return {
+        "format": 1,
+        "game": "luzhanqi",
+        "sensing": "reed",
+        "pins": {
+            "rows": [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17],
+            "columns": [19, 20, 21, 22, 23],
+            "buzzer": 18,
+            "leds": {"ready": 25, "turn": 26, "error": 27},
+        },
+        "channels": {s: [i // 5, i % 5] for i, s in enumerate(LUZHANQI)},
+    }
+
+
+def scanner_doc() -> dict:
+    return {
+        "format": 1,
+        "game": "luzhanqi",
+        "sensing": "hybrid",
+        "scanner": {"kind": "shift_register", "port": None, "usb_vid": 0x2E8A, "usb_pid": 0x0005},
+        "pins": {"buzzer": 18},
+        "channels": {s: i for i, s in enumerate(LUZHANQI)},
+    }
+
+
+def write(tmp_path: Path, doc: dict | str, name: str = "board.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(doc if isinstance(doc, str) else yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def rejects(tmp_path: Path, doc: dict | str, where: str, *expected: str) -> ProfileError:
+    path = write(tmp_path, doc)
+    with pytest.raises(ProfileError) as info:
+        load_profile(path)
+    err = info.value
+    assert isinstance(err, ValueError)
+    assert err.file == str(path)
+    assert err.where == where, str(err)
+    assert str(err).startswith(f"{path}: {where}: ")
+    for word in expected:
+        assert word in err.expected, str(err)
+    return err
+
+
+# --- shipped profiles ---------------------------------------------------------------------------------------------
+
+
+def test_every_game_has_a_default_profile():
+    assert set(game_ids()) <= set(profile_ids())
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_shipped_profile_loads_and_covers_exactly_its_stations(game):
+    profile = default_profile(game)
+    stations = load_game(game).station_ids
+    assert profile.game == game
+    assert profile.stations == stations
+    assert set(profile.channels) == set(stations)
+    assert len(set(profile.channels.values())) == len(stations)
+    assert profile.scanner is None and profile.sensing == "reed"
+    rows, cols = profile.matrix_size
+    assert all(0 <= r < rows and 0 <= c < cols for r, c in profile.channels.values())
+    pins = [*profile.pins.rows, *profile.pins.columns, profile.pins.buzzer, *profile.pins.leds.values()]
+    assert len(pins) == len(set(pins)) and all(p in BCM_PINS for p in pins)
+    assert {"ready", "turn", "error"} <= set(profile.pins.leds)
+    assert profile.settle_ms <= 50 and profile.scan_period_ms <= profile.settle_ms
+    assert Path(profile.file).parent == profiles_dir()
+
+
+def test_shipped_matrix_sizes():
+    assert default_profile("stratego").matrix_size == (10, 10)
+    assert default_profile("lattaque").matrix_size == (10, 9)
+    assert default_profile("luzhanqi").matrix_size == (12, 5)
+
+
+def test_profile_is_frozen():
+    profile = default_profile("luzhanqi")
+    with pytest.raises(AttributeError):
+        profile.settle_ms = 1  # type: ignore[misc]
+
+
+def test_unknown_default_profile_names_the_shipped_ones():
+    with pytest.raises(ProfileError, match="shipped profiles: .*stratego"):
+        default_profile("chess")
+
+
+def test_profiles_dir_from_environment(tmp_path, monkeypatch):
+    write(tmp_path, matrix_doc(), "luzhanqi.yaml")
+    monkeypatch.setenv("FACEDOWN_PROFILES_DIR", str(tmp_path))
+    assert profiles_dir() == tmp_path
+    assert default_profile("luzhanqi").file == str(tmp_path / "luzhanqi.yaml")
+    monkeypatch.setenv("FACEDOWN_PROFILES_DIR", str(tmp_path / "nowhere"))
+    with pytest.raises(ProfileError, match="nowhere: \\(directory\\): .*FACEDOWN_PROFILES_DIR"):
+        profiles_dir()
+
+
+def test_default_profile_must_be_for_its_game(tmp_path, monkeypatch):
+    write(tmp_path, matrix_doc(), "stratego.yaml")
+    monkeypatch.setenv("FACEDOWN_PROFILES_DIR", str(tmp_path))
+    with pytest.raises(ProfileError, match="game: expected 'stratego'"):
+        default_profile("stratego")
+
+
+# --- valid documents ------------------------------------------------------------------------------------------------
+
+
+def test_matrix_profile_loads(tmp_path):
+    profile = load_profile(write(tmp_path, matrix_doc()))
+    assert isinstance(profile, Profile)
+    assert profile.channels["A0"] == (0, 0) and profile.channels["L4"] == (11, 4)
+    assert profile.pins.buzzer == 18 and profile.pins.leds == {"ready": 25, "turn": 26, "error": 27}
+    assert (profile.scan_period_ms, profile.settle_ms) == (10, 40)  # the defaults
+
+
+def test_channels_follow_game_order_whatever_the_file_order(tmp_path):
+    doc = matrix_doc()
+    doc["channels"] = dict(reversed(list(doc["channels"].items())))
+    assert load_profile(write(tmp_path, doc)).stations == LUZHANQI
+
+
+def test_scanner_profile_loads(tmp_path):
+    profile = find_profile(write(tmp_path, scanner_doc()))
+    assert profile.sensing == "hybrid" and profile.matrix_size is None
+    assert profile.scanner.kind == "shift_register" and profile.scanner.port is None
+    assert (profile.scanner.usb_vid, profile.scanner.usb_pid) == (0x2E8A, 0x0005)
+    assert profile.scanner.channel_count == 60
+    assert profile.channels["L4"] == 59
+    assert profile.pins.rows == () and profile.pins.buzzer == 18
+
+
+def test_hex_usb_ids_in_yaml(tmp_path):
+    text = yaml.safe_dump(scanner_doc(), sort_keys=False).replace("usb_vid: 11914", "usb_vid: 0x2E8A")
+    assert "0x2E8A" in text
+    assert load_profile(write(tmp_path, text)).scanner.usb_vid == 0x2E8A
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.permutations(range(60)))
+def test_any_one_to_one_wiring_is_accepted_as_written(order):
+    doc = matrix_doc()
+    doc["channels"] = {s: [k // 5, k % 5] for s, k in zip(LUZHANQI, order, strict=True)}
+    from controller.sensing.profile import parse_profile
+
+    profile = parse_profile(yaml.safe_dump(doc), "perm.yaml")
+    assert profile.channels == {s: (k // 5, k % 5) for s, k in zip(LUZHANQI, order, strict=True)}
+
+
+# --- every defect, with file and path -------------------------------------------------------------------------------
+
+
+def test_station_without_a_channel(tmp_path):
+    doc = matrix_doc()
+    del doc["channels"]["C1"], doc["channels"]["K4"]
+    err = rejects(tmp_path, doc, "channels", "no channel for", "C1", "K4")
+    assert "luzhanqi" in str(err)
+
+
+def test_channel_used_twice(tmp_path):
+    doc = matrix_doc()
+    doc["channels"]["B3"] = [0, 2]
+    rejects(tmp_path, doc, "channels.B3", "channel [0, 2] is already A2's")
+
+
+def test_scanner_channel_used_twice(tmp_path):
+    doc = scanner_doc()
+    doc["channels"]["L4"] = 7
+    rejects(tmp_path, doc, "channels.L4", "channel 7 is already B2's")
+
+
+def test_pin_used_twice(tmp_path):
+    doc = matrix_doc()
+    doc["pins"]["leds"]["error"] = 21
+    rejects(tmp_path, doc, "pins.leds.error", "GPIO21 is already used at pins.columns[2]")
+
+
+def test_pin_used_twice_within_rows(tmp_path):
+    doc = matrix_doc()
+    doc["pins"]["rows"][5] = 4
+    rejects(tmp_path, doc, "pins.rows[5]", "GPIO4 is already used at pins.rows[0]")
+
+
+def test_station_not_in_the_game(tmp_path):
+    doc = matrix_doc()
+    doc["channels"]["M0"] = [11, 4]
+    rejects(tmp_path, doc, "channels.M0", "no station 'M0'")
+
+
+@pytest.mark.parametrize(
+    ("where", "patch"),
+    [
+        ("colour", lambda d: d.update(colour="red")),
+        ("pins.fan", lambda d: d["pins"].update(fan=14)),
+    ],
+)
+def test_unknown_key(tmp_path, where, patch):
+    doc = matrix_doc()
+    patch(doc)
+    rejects(tmp_path, doc, where, "unknown key", "expected one of")
+
+
+def test_unknown_scanner_key(tmp_path):
+    doc = scanner_doc()
+    doc["scanner"]["baud"] = 115200
+    rejects(tmp_path, doc, "scanner.baud", "unknown key")
+
+
+def test_key_given_twice_in_the_file(tmp_path):
+    text = yaml.safe_dump(matrix_doc(), sort_keys=False) + "game: stratego\n"
+    rejects(tmp_path, text, f"line {text.count(chr(10))}, column 1", "'game' was already given at line 2")
+
+
+@pytest.mark.parametrize(
+    ("where", "patch", "expected"),
+    [
+        ("game", lambda d: d.update(game="chess"), "installed game"),
+        ("format", lambda d: d.update(format=2), "format 1"),
+        ("sensing", lambda d: d.update(sensing="sonar"), "sensing kind"),
+        ("sensing", lambda d: d.update(sensing="rfid"), "scanner: section"),
+        ("pins", lambda d: d.pop("pins"), "pins.rows and pins.columns"),
+        ("pins.columns", lambda d: d["pins"].pop("columns"), "required key is missing"),
+        ("pins.rows", lambda d: d["pins"].update(rows=[]), "non-empty list"),
+        ("pins.rows[0]", lambda d: d["pins"]["rows"].__setitem__(0, 28), "BCM GPIO number from 0 to 27"),
+        ("pins.buzzer", lambda d: d["pins"].update(buzzer="GPIO18"), "BCM GPIO number"),
+        ("channels.A0", lambda d: d["channels"].update(A0=3), "[row, column]"),
+        ("channels.A0[0]", lambda d: d["channels"].update(A0=[12, 0]), "row index"),
+        ("channels.A0[1]", lambda d: d["channels"].update(A0=[0, 5]), "column index"),
+        ("settle_ms", lambda d: d.update(settle_ms=5, scan_period_ms=10), "at least scan_period_ms"),
+        ("scan_period_ms", lambda d: d.update(scan_period_ms=0), "milliseconds from 1"),
+        ("channels", lambda d: d.update(channels=[1, 2]), "mapping"),
+        ("format", lambda d: d.pop("format"), "required key is missing"),
+    ],
+)
+def test_malformed_matrix_profile(tmp_path, where, patch, expected):
+    doc = matrix_doc()
+    patch(doc)
+    rejects(tmp_path, doc, where, expected)
+
+
+@pytest.mark.parametrize(
+    ("where", "patch", "expected"),
+    [
+        ("scanner.kind", lambda d: d["scanner"].update(kind="camera"), "matrix, shift_register"),
+        ("scanner.usb_vid", lambda d: d["scanner"].update(usb_vid=0x10000), "16-bit USB id"),
+        ("scanner.port", lambda d: d["scanner"].update(port=""), "null to autodetect"),
+        ("scanner.channel_count", lambda d: d["scanner"].update(channel_count=10), "at least the game's 60"),
+        ("channels.A0", lambda d: d["channels"].update(A0=[0, 0]), "scanner channel index"),
+        ("channels.A0", lambda d: d["channels"].update(A0=60), "from 0 to 59"),
+        ("pins.rows", lambda d: d["pins"].update(rows=[4]), "the scanner drives the matrix"),
+    ],
+)
+def test_malformed_scanner_profile(tmp_path, where, patch, expected):
+    doc = scanner_doc()
+    patch(doc)
+    rejects(tmp_path, doc, where, expected)
+
+
+def test_bigger_scanner_leaves_spare_channels(tmp_path):
+    doc = scanner_doc()
+    doc["scanner"]["channel_count"] = 64
+    doc["channels"]["A0"] = 63
+    assert load_profile(write(tmp_path, doc)).channels["A0"] == 63
+
+
+def test_unreadable_file_and_bad_yaml(tmp_path):
+    with pytest.raises(ProfileError, match=r"missing\.yaml: \(file\): a readable hardware profile"):
+        load_profile(tmp_path / "missing.yaml")
+    rejects(tmp_path, "game: [luzhanqi\n", "line 2, column 1", "valid YAML")
+    rejects(tmp_path, "- 1\n- 2\n", "(top level)", "a mapping")
