@@ -194,6 +194,28 @@ def test_stop_from_inside_the_callback_ends_run(mock_factory, luzhanqi):
     assert board.closed
 
 
+def test_run_stamps_snapshots_in_ms_since_the_board_was_built(mock_factory, luzhanqi):
+    magnets = VirtualMagnets(mock_factory, luzhanqi)
+    ticks = iter(range(10**6))
+    board = GpioMatrixBoard(luzhanqi, clock=lambda: 5000 + next(ticks) * 0.002)  # 2 ms a look at the clock
+    magnets.place("E2")
+    got: list[Snapshot] = []
+
+    def on_snapshot(snap: Snapshot) -> None:
+        got.append(snap)
+        board.stop()
+
+    worker = threading.Thread(target=board.run, args=(on_snapshot,), daemon=True)
+    worker.start()
+    worker.join(2)
+    if worker.is_alive():
+        board.stop()
+        worker.join(2)
+        pytest.fail("run() did not report E2 within 2 s")
+    assert got[0].occupied == {"E2"}
+    assert luzhanqi.settle_ms <= got[0].t_ms < 1000
+
+
 def test_stop_releases_every_pin(mock_factory, luzhanqi):
     board = GpioMatrixBoard(luzhanqi)
     rows = [mock_factory.pin(p) for p in luzhanqi.pins.rows]

@@ -22,10 +22,10 @@ from .profile import Profile
 class GpioMatrixBoard:
     """A SensingBackend over a Pi-driven reed matrix, as a hardware profile describes it.
 
-    ``pin_factory`` is gpiozero's (None: gpiozero's default, chosen by GPIOZERO_PIN_FACTORY); ``clock`` returns
-    seconds and stamps the snapshots of ``run``. The board is read once on construction and that reading is the
-    initial settled snapshot. ``stop()`` (or ``close()``, or leaving a ``with`` block) ends ``run`` and releases
-    every pin.
+    ``pin_factory`` is gpiozero's (None: gpiozero's default, chosen by GPIOZERO_PIN_FACTORY). ``clock`` returns
+    seconds; the snapshots of ``run`` are stamped in ms since the board was built, as the simulated board's are.
+    The board is read once on construction and that reading is the initial settled snapshot. ``stop()`` (or
+    ``close()``, or leaving a ``with`` block) ends ``run`` and releases every pin.
     """
 
     def __init__(self, profile: Profile, *, pin_factory: Any = None, clock: Callable[[], float] = time.monotonic) -> None:
@@ -38,6 +38,7 @@ class GpioMatrixBoard:
         self.profile = profile
         self.stations: tuple[str, ...] = profile.stations
         self._clock = clock
+        self._t0 = clock()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._closed = False
@@ -68,7 +69,7 @@ class GpioMatrixBoard:
         self._debouncer = Debouncer(self.stations, profile.settle_ms, {s: (True, None) for s in self._raw}, t_ms)
 
     def _now_ms(self) -> int:
-        return round(self._clock() * 1000)
+        return round((self._clock() - self._t0) * 1000)
 
     def _read(self) -> frozenset[str]:
         """One pass over the matrix: the stations whose switch is closed right now (no debouncing)."""
