@@ -40,8 +40,7 @@ class WebServer:
         self.table = table
         self.app = create_app(table, setups=setups, keepalive_s=keepalive_s, max_streams=max(1, threads - 8))
         self.hub = self.app.extensions["facedown"]["hub"]
-        # send_bytes=1: flush each event at once (waitress otherwise holds small writes of a running response)
-        self._server = create_server(self.app, host=host, port=port, threads=threads, send_bytes=1,
+        self._server = create_server(self.app, host=host, port=port, threads=threads,
                                      ident="facedown", clear_untrusted_proxy_headers=True)
         self.host = host
         self.port: int = self._server.effective_port  # type: ignore[union-attr]
@@ -60,10 +59,14 @@ class WebServer:
 
         self.hub.close_all()
         self._server.task_dispatcher.shutdown(timeout=2)
-        wasyncore.close_all(self._server._map)  # type: ignore[union-attr]
-        if self._thread is not None:
+        server_map = self._server._map  # type: ignore[union-attr]
+        if self._thread is not None and self._thread.is_alive():
+            # close the sockets from the serving loop's own thread, which then finds nothing left to serve and ends
+            self._server.trigger.pull_trigger(lambda: wasyncore.close_all(server_map))  # type: ignore[union-attr]
             self._thread.join(timeout=3)
-            self._thread = None
+        else:
+            wasyncore.close_all(server_map)
+        self._thread = None
 
     def base_url(self) -> str:
         """The address phones should open: this machine's LAN address unless bound to one address."""

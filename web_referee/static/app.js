@@ -27,7 +27,9 @@
     const p = id && pieceDef(id);
     if (!p) return "";
     if (lang === "zh") return p.zh;
-    return short && p.name.length > 8 ? p.name.split(" ").map((w) => w[0]).join("") : p.name;
+    if (!short || p.name.length <= 6) return p.name;
+    const words = p.name.split(" ");
+    return words.length > 1 ? words.map((w) => w[0]).join("") : p.name.slice(0, 5) + ".";
   };
   const bothNames = (id) => { const p = id && pieceDef(id); return p ? (lang === "zh" ? `${p.zh} (${p.name})` : `${p.name} (${p.zh})`) : ""; };
 
