@@ -39,6 +39,7 @@ def contract(game_id: str, options: dict | None = None) -> dict:
 
     game = load_game(game_id)
     opts = game.resolve_options(options)
+    game = game.for_options(opts)
     return {
         "game": game.id,
         "pieces": [
@@ -60,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     game = load_game(args.game)
     opts = game.resolve_options(options)
+    game = game.for_options(opts)
     print(f"{game.name} ({game.zh}) - {game.source}")
     print()
     print(f"{'#':>3}  {'id':<14} {'piece':<22} {'zh':<6} count  moves  attacks")

@@ -56,4 +56,4 @@ def load_game(game: str) -> GameDef:
 def new_game(game: str | GameDef, options: dict[str, Any] | None = None) -> GameState:
     """A new game in its setup phase."""
     gdef = game if isinstance(game, GameDef) else load_game(game)
-    return GameState(gdef, options)
+    return GameState(gdef.for_options(gdef.resolve_options(options)), options)

@@ -39,6 +39,7 @@ def allowed_stations(game: GameDef, side: str, piece: str, options: Mapping[str,
 def random_deployment(game: GameDef, side: str, rng: random.Random, options: Mapping[str, Any] | None = None) -> dict[str, str]:
     """A random valid deployment {station: piece id} for ``side``: most constrained pieces placed first."""
     opts = game.resolve_options(options)
+    game = game.for_options(opts)
     for _attempt in range(100):
         allowed = {p.id: allowed_stations(game, side, p.id, opts) for p in game.pieces}
         order = sorted(game.pieces, key=lambda p: (len(allowed[p.id]), p.id))

@@ -373,7 +373,7 @@ def _pieces(r: _Reader, raw: Any, movements: Mapping[str, tuple[MoveSpec, ...]],
     seen: set[str] = set()
     for i, item in enumerate(r.seq(raw, "pieces", nonempty=True)):
         where = f"pieces[{i}]"
-        spec = r.mapping(item, where, allowed={"id", "name", "zh", "count", "rank", "moves", "can_attack", "doc"}, required={"id", "name", "zh", "count"})
+        spec = r.mapping(item, where, allowed={"id", "name", "zh", "count", "counts", "rank", "moves", "can_attack", "doc"}, required={"id", "name", "zh", "count"})
         pid = r.ident(spec["id"], _join(where, "id"))
         if pid in seen:
             raise r.fail(_join(where, "id"), f"expected a new piece id, {pid!r} is used twice")
@@ -400,7 +400,21 @@ def _pieces(r: _Reader, raw: Any, movements: Mapping[str, tuple[MoveSpec, ...]],
             moves=moves,
             can_attack=can_attack,
             doc=r.text(spec.get("doc", ""), _join(where, "doc")),
+            counts=_counts(r, spec.get("counts", []), _join(where, "counts"), options),
         ))
+    return tuple(out)
+
+
+def _counts(r: _Reader, raw: Any, where: str, options: Mapping[str, OptionDef]) -> tuple[tuple[Condition, int], ...]:
+    """Option-dependent counts: ``[{count: N, if: ..., unless: ...}]``, the first that holds wins; 0 leaves the piece out."""
+    out = []
+    for j, item in enumerate(r.seq(raw, where)):
+        at = f"{where}[{j}]"
+        c = r.mapping(item, at, allowed={"count", "if", "unless"}, required={"count"})
+        when = _condition(r, c, at, options)
+        if when is ALWAYS:
+            raise r.fail(at, "expected 'if' or 'unless' (an unconditional count belongs in 'count')")
+        out.append((when, r.integer(c["count"], _join(at, "count"), minimum=0)))
     return tuple(out)
 
 
@@ -549,7 +563,7 @@ def _check_clash_complete(r: _Reader, game: GameDef) -> None:
 
 
 def _check_army_fits(r: _Reader, game: GameDef) -> None:
-    army = sum(p.count for p in game.pieces)
+    army = sum(max([p.count, *(n for _, n in p.counts)]) for p in game.pieces)  # the largest army any option gives
     for side in game.sides:
         zone = game.setup.zones[game.setup.deploy_zone][side]
         usable = [s for s in zone if game.station_kinds[game.station_by_id[s].kind].passable]

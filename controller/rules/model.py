@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 OUTCOMES = ("attacker", "defender", "both", "bounce", "illegal")
@@ -81,10 +81,18 @@ class PieceType:
     moves: tuple[MoveSpec, ...]
     can_attack: bool
     doc: str = ""
+    counts: tuple[tuple[Condition, int], ...] = ()  # option-dependent counts: the first whose condition holds wins
 
     @property
     def movable(self) -> bool:
         return bool(self.moves)
+
+    def count_for(self, options: Mapping[str, Any]) -> int:
+        """How many of this piece each side has under ``options`` (0: the piece is not in the game)."""
+        for when, n in self.counts:
+            if when.holds(options):
+                return n
+        return self.count
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +187,7 @@ class GameDef:
     file: str = ""
     piece_by_id: Mapping[str, PieceType] = field(default_factory=dict)
     station_by_id: Mapping[str, Station] = field(default_factory=dict)
+    _armies: dict[tuple[int, ...], GameDef] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "piece_by_id", {p.id: p for p in self.pieces})
@@ -203,6 +212,17 @@ class GameDef:
                 raise OptionError(f"option {k!r} of {self.id} takes a {type(o.default).__name__}, not {v!r}")
             chosen[k] = v
         return chosen
+
+    def for_options(self, options: Mapping[str, Any]) -> GameDef:
+        """The game as played under ``options`` (fully resolved): pieces with option-dependent ``counts`` get their
+        count for these options, and pieces whose count is 0 are left out. Without such pieces, the game itself."""
+        if not any(p.counts for p in self.pieces):
+            return self
+        army = tuple(p.count_for(options) for p in self.pieces)
+        if army not in self._armies:
+            pieces = tuple(replace(p, count=n, counts=()) for p, n in zip(self.pieces, army, strict=True) if n > 0)
+            self._armies[army] = replace(self, pieces=pieces, piece_by_id={}, _armies={})
+        return self._armies[army]
 
     def ally(self, a: str, b: str) -> bool:
         return any(a in group and b in group for group in self.alliances)

@@ -13,6 +13,7 @@ from .model import GameDef
 def check_deployment(game: GameDef, side: str, placement: Mapping[str, str], options: Mapping[str, Any] | None = None) -> list[SetupProblem]:
     """Every problem of ``placement`` ({station: piece id}) for ``side``; an empty list means it is valid."""
     opts = game.resolve_options(options) if options is None or set(options) != set(game.options) else options
+    game = game.for_options(opts)
     problems: list[SetupProblem] = []
     if side not in game.sides:
         return [SetupProblem(None, f"{game.id} has no side {side!r}; sides are {', '.join(game.sides)}")]
