@@ -27,14 +27,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """Errors that are the user's input being wrong (a file, a profile, a journal): a message, not a traceback."""
+    from controller.referee.journal import JournalError
+    from controller.referee.replay import ReplayError
     from controller.rules.errors import RulesError
+    from controller.sensing.profile import ProfileError
 
+    return (RulesError, ProfileError, JournalError, ReplayError)
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except RulesError as exc:
+    except _user_errors() as exc:
         print(f"facedown: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

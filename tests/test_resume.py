@@ -64,7 +64,7 @@ def test_sigkill_at_random_points_resumes_to_the_same_state(tmp_path: Path, game
             continue  # killed before both setups were journaled: nothing to resume yet
         assert _fingerprint(state) == uninterrupted[state.ply], f"trial {trial}: resumed state differs at ply {state.ply}"
         events: list = []
-        table.session.subscribe(lambda ev: events.append(ev.public))
+        table.session.subscribe(lambda ev, sink=events: sink.append(ev.public))
         # the board as it stood: the referee accepts it and play continues to the same end
         board.fill(list(state.board), 0)
         table.session.on_snapshot(board.tick(30))

@@ -57,13 +57,15 @@ class DemoPlayers:
                 continue
             expected = set(session.expected_board())
             actual = self.board.raw_occupied()
-            if expected != actual:
-                # do what the referee asks: take off what should not be there, put back what should
-                for s in sorted(actual - expected):
+            pending = session.recognizer.fixup_target()
+            swaps = sorted(pending[1]) if pending else []
+            if expected != actual or swaps:
+                # do what the referee asks: take off what should not be there, swap pieces, put back what should
+                for s in sorted(actual - expected) + swaps:
                     self.board.lift(s)
                     if self._pause(0.3):
                         return
-                for s in sorted(expected - actual):
+                for s in sorted(expected - actual) + swaps:
                     self.board.place(s)
                     if self._pause(0.3):
                         return

@@ -123,6 +123,13 @@ class Recognizer:
     def fixing(self) -> bool:
         return self._fixup is not None
 
+    def fixup_target(self) -> tuple[dict[str, Occupant], frozenset[str]] | None:
+        """While a fix-up is awaited: the board it must reach, and the stations still to be emptied once on the way
+        (where one piece replaces another, so occupancy alone cannot show it). None when no fix-up is awaited."""
+        if self._fixup is None:
+            return None
+        return dict(self._fixup.target), frozenset(self._fixup.must_lift - self._fixup.lifted)
+
     # ------------------------------------------------------------------ snapshots in
     def feed(self, snap: Snapshot) -> Action:
         """The action this snapshot completes, or Waiting / Mismatch / Idle."""
