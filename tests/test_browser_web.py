@@ -134,6 +134,7 @@ def test_guided_setup_play_spectate_end_and_replay(browser, served) -> None:  # 
     red.wait_for_selector("#banner:has-text('your move')")
     # each seat sees its own side at the bottom of the board
     for page, side in ((red, "red"), (blue, "blue")):
+        expect(page.locator(f"#board g.piece.side-{side}[data-piece]")).to_have_count(25)  # wait for the page to draw them
         ys = page.evaluate("""side => [...document.querySelectorAll('#board g.piece')].map(g => [g.classList.contains('side-' + side),
             g.transform.baseVal.consolidate().matrix.f])""", side)
         own = [y for mine, y in ys if mine]
