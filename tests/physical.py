@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.rules import GameState, new_game
+from controller.rules import GameState, Move, new_game
 from controller.rules.deploy import random_deployment
 
 
@@ -53,8 +54,14 @@ def _act(script: Script, kind: str, station: str, rng: random.Random, noise: Noi
     _tick(script, settle + 5 + (rng.randrange(3000) if rng.random() < noise.long_pause else rng.randrange(100)))
 
 
-def random_game_script(game: str, seed: int, *, max_plies: int = 60, noise: Noise | None = None, settle: int = 30, options: dict | None = None) -> Script:
-    """A random legal game rendered as physical events, with the engine's rulings alongside."""
+#: Picks the next move from the legal ones (default: uniformly at random).
+Policy = Callable[[GameState, list[Move], random.Random], Move]
+
+
+def random_game_script(game: str, seed: int, *, max_plies: int = 60, noise: Noise | None = None, settle: int = 30, options: dict | None = None,
+                       policy: Policy | None = None) -> Script:
+    """A random legal game rendered as physical events, with the engine's rulings alongside; ``policy`` may steer
+    the moves (towards a game's special rules) instead of picking uniformly."""
     rng = random.Random(seed)
     noise = noise or Noise()
     state = new_game(game, options)
@@ -66,7 +73,7 @@ def random_game_script(game: str, seed: int, *, max_plies: int = 60, noise: Nois
     _tick(script, settle + 10)
     while state.phase == "play" and state.ply < max_plies:
         moves = state.legal_moves()
-        frm, to = rng.choice(moves)
+        frm, to = policy(state, moves, rng) if policy is not None else rng.choice(moves)
         side = state.turn
         mine = [s for s, p in state.board.items() if p.owner == side and s not in (frm, to)]
         if mine and rng.random() < noise.change_mind:
