@@ -84,4 +84,7 @@ class RevealFlagOnCommanderLoss(Hook):
                     pending.notices.append((ALL, f"{removal.owner}'s commander is lost: its flag stands on {station}"))
 
 
-HOOKS: dict[str, Hook] = {h.name: h for h in (TwoSquares(), RevealFlagOnCommanderLoss())}
+# Game hook modules subclass Hook (defined above), so they are imported here, after it; import them through this module.
+from .hooks_dover import CarryFlag  # noqa: E402
+
+HOOKS: dict[str, Hook] = {h.name: h for h in (TwoSquares(), RevealFlagOnCommanderLoss(), CarryFlag())}

@@ -1,0 +1,168 @@
+"""Carried flags (Dover Patrol, 法国海军棋): a taken flag rides on its taker; bring the enemy flag to your base to win.
+
+Any game with a ``flag`` piece and a ``base`` setup zone can name the hook ``carry_flag``. It reads two options:
+
+- ``flag_win``: ``home`` (default) a side wins when one of its pieces carrying an enemy flag stands on its own base;
+  ``both_home`` as ``home``, and the side's own flag must be on its base too (standing there, or carried by one of its
+  pieces standing there); ``first_capture`` taking the enemy flag wins at once (the engine's ordinary capture rule:
+  the flag leaves the game, so ``win.capture`` must name the flag).
+- ``dropped_flag``: where a flag goes when its carrier sinks and nobody wins the clash (outcome ``both``): ``base``
+  (default) back to the station it started on, else another empty station of its side's base, else where its
+  carrier sank; ``here`` where its carrier sank.
+
+The registry in ``hooks.py`` imports this module; import it through ``controller.rules.hooks``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .hooks import Hook
+
+if TYPE_CHECKING:
+    from .state import GameState, Piece, Ruling, _Pending
+
+
+@dataclass(frozen=True, slots=True)
+class CarriedFlag:
+    """A flag riding on a piece: the flag's own uid, owner and piece type."""
+
+    uid: int
+    owner: str
+    type: str
+
+
+def _side(side: str) -> str:
+    return side.capitalize()
+
+
+def _station_of(state: GameState, uid: int) -> str | None:
+    for station, piece in state.board.items():
+        if piece.uid == uid:
+            return station
+    return None
+
+
+def _describe(state: GameState, piece: Piece, station: str) -> str:
+    """A piece as everyone may name it: its kind only when it is public."""
+    kind = state.game.piece_by_id[piece.type].name.lower() if piece.public else "piece"
+    return f"{_side(piece.owner)}'s {kind} on {station}"
+
+
+class CarryFlag(Hook):
+    """A piece that takes an enemy flag carries it; a piece that beats a carrier takes its flags over; a side wins by
+    bringing an enemy flag to its own base (see the module docstring for the options)."""
+
+    name = "carry_flag"
+    flag = "flag"
+    base_zone = "base"
+
+    def start(self, state: GameState) -> None:
+        state.hook_data[self.name] = {}  # carrier uid -> tuple of CarriedFlag (tuples: copies share nothing mutable)
+
+    # ------------------------------------------------------------------ queries
+    def carried(self, state: GameState) -> dict[int, tuple[CarriedFlag, ...]]:
+        """Carrier uid -> the flags riding on it (empty before play starts)."""
+        return state.hook_data.get(self.name, {})
+
+    def annotate(self, state: GameState, station: str, piece: Piece) -> dict[str, Any]:
+        flags = self.carried(state).get(piece.uid)
+        if not flags:
+            return {}
+        return {"carries": [{"owner": f.owner, "piece": f.type} for f in flags]}
+
+    # ------------------------------------------------------------------ after each ruling
+    def after(self, state: GameState, ruling: Ruling, pending: _Pending) -> None:
+        mode = state.options.get("flag_win", "home")
+        if ruling.kind == "attack":
+            if ruling.defender_type == self.flag and ruling.outcome == "attacker" and mode == "first_capture":
+                return  # the flag leaves the game; the engine's capture rule ends it
+            self._after_clash(state, ruling, pending)
+        if mode != "first_capture":
+            self._check_home(state, pending, both=mode == "both_home")
+
+    def _after_clash(self, state: GameState, ruling: Ruling, pending: _Pending) -> None:
+        carried = self.carried(state)
+        taker_uid = {"attacker": ruling.mover_uid, "defender": ruling.defender_uid}.get(ruling.outcome or "")
+        if ruling.defender_type == self.flag and ruling.outcome == "attacker":
+            # the flag is taken, not destroyed: it leaves its station and rides on the attacker
+            pending.removed[:] = [r for r in pending.removed if r.uid != ruling.defender_uid]
+            flag = CarriedFlag(ruling.defender_uid, ruling.defender_side or "", ruling.defender_type)
+            self._hand_over(state, pending, carried, (flag,), ruling.mover_uid, taken_from=None)
+        for removal in list(pending.removed):
+            flags = carried.pop(removal.uid, None)
+            if not flags:
+                continue
+            if taker_uid is not None and taker_uid != removal.uid:
+                self._hand_over(state, pending, carried, flags, taker_uid, taken_from=removal.type)
+            else:
+                self._drop(state, ruling, pending, flags, removal.station)
+
+    def _hand_over(self, state: GameState, pending: _Pending, carried: dict[int, tuple[CarriedFlag, ...]],
+                   flags: tuple[CarriedFlag, ...], taker_uid: int, taken_from: str | None) -> None:
+        from .state import ALL
+
+        carried[taker_uid] = carried.get(taker_uid, ()) + flags
+        station = _station_of(state, taker_uid)
+        if station is None:  # pragma: no cover - the winner of a clash is always on the board
+            return
+        taker = state.board[station]
+        for f in flags:
+            source = "" if taken_from is None else f" from the sunken {state.game.piece_by_id[taken_from].name.lower()}"
+            verb = "takes back" if f.owner == taker.owner else "takes"
+            pending.notices.append((ALL, f"{_describe(state, taker, station)} {verb} {_side(f.owner)}'s flag{source}: put the flag on it"))
+
+    def _drop(self, state: GameState, ruling: Ruling, pending: _Pending, flags: tuple[CarriedFlag, ...], sank_at: str) -> None:
+        """Flags whose carrier sank with nobody winning: back to their base, or where the carrier sank."""
+        from .state import ALL, Piece, Removal, Reveal
+
+        for f in flags:
+            candidates: list[str] = []
+            if state.options.get("dropped_flag", "base") == "base":
+                start = [s for s, pid in state.deployments.get(f.owner, {}).items() if pid == f.type]
+                base = state.game.setup.zones.get(self.base_zone, {}).get(f.owner, frozenset())
+                candidates += start + [s.id for s in state.game.stations if s.id in base]
+            candidates += [sank_at, ruling.frm, ruling.to]
+            dest = next((s for s in candidates if s not in state.board and state.topo.passable[s]), None)
+            if dest is None:  # pragma: no cover - needs more flags on one carrier than two sides can give
+                pending.removed.append(Removal(sank_at, f.uid, f.owner, f.type))
+                pending.notices.append((ALL, f"{_side(f.owner)}'s flag sank with its carrier and leaves the game"))
+                continue
+            piece = Piece(f.uid, f.type, f.owner)
+            piece.public = True
+            state.board[dest] = piece
+            pending.reveals.append(Reveal(dest, f.uid, f.owner, f.type, (ALL,)))
+            where = "goes back to its base on" if dest not in (sank_at, ruling.frm, ruling.to) else "is set down on"
+            pending.notices.append((ALL, f"{_side(f.owner)}'s flag lost its carrier and {where} {dest}: put the flag there"))
+
+    def _check_home(self, state: GameState, pending: _Pending, *, both: bool) -> None:
+        """Put out every side whose flag an enemy has brought to that enemy's base."""
+        bases = state.game.setup.zones.get(self.base_zone)
+        if not bases:
+            return
+        carried = self.carried(state)
+        already = {s for s, _ in pending.out} | set(state.out)
+        for side in state.game.sides:
+            if side in already:
+                continue
+            brought: list[tuple[CarriedFlag, str]] = []
+            own_home = False
+            for station in sorted(bases[side]):
+                piece = state.board.get(station)
+                if piece is None or piece.owner != side:
+                    continue
+                if piece.type == self.flag:
+                    own_home = True
+                for f in carried.get(piece.uid, ()):
+                    if f.owner == side:
+                        own_home = True
+                    elif state.enemies(side, f.owner):
+                        brought.append((f, station))
+            if not brought or (both and not own_home):
+                continue
+            for f, station in brought:
+                if f.owner not in already:
+                    already.add(f.owner)
+                    pending.out.append((f.owner, f"{_side(side)} brought {_side(f.owner)}'s flag to its base ({station})"))
+
