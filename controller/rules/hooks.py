@@ -86,5 +86,8 @@ class RevealFlagOnCommanderLoss(Hook):
 
 # Game hook modules subclass Hook (defined above), so they are imported here, after it; import them through this module.
 from .hooks_dover import CarryFlag  # noqa: E402
+from .hooks_navy import AntiSubDetects, RevealFlagOnFlagshipLoss, WolfPack  # noqa: E402
 
-HOOKS: dict[str, Hook] = {h.name: h for h in (TwoSquares(), RevealFlagOnCommanderLoss(), CarryFlag())}
+HOOKS: dict[str, Hook] = {h.name: h for h in (
+    TwoSquares(), RevealFlagOnCommanderLoss(), CarryFlag(), WolfPack(), AntiSubDetects(), RevealFlagOnFlagshipLoss(),
+)}
