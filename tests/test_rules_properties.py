@@ -73,9 +73,17 @@ def check_invariants(state: GameState) -> None:
             assert state.board.get(r.station) is None or state.board[r.station].uid != r.uid
 
 
+#: who knew each piece just before the ruling being checked: uid -> (public, sides that knew it)
+KNOWN_BEFORE: dict[int, tuple[bool, set[str]]] = {}
+
+
 def entitled(piece_uid: int, owner: str, audience: str, ruling: Ruling) -> bool:
-    """May ``audience`` learn the kind of this piece from this ruling (its own, or shown to it in the ruling)?"""
-    return owner == audience or any(r.uid == piece_uid and (ALL in r.to or audience in r.to) for r in ruling.reveals)
+    """May ``audience`` learn the kind of this piece from this ruling: its own, known to it before the ruling
+    (face-up or shown earlier), or shown to it in the ruling?"""
+    public, knew = KNOWN_BEFORE.get(piece_uid, (False, set()))
+    if owner == audience or public or audience in knew:
+        return True
+    return any(r.uid == piece_uid and (ALL in r.to or audience in r.to) for r in ruling.reveals)
 
 
 def piece_strings(obj: Any, ids: set[str], path: str = "") -> list[str]:
@@ -130,6 +138,8 @@ def play(state: GameState, rng: random.Random, plies: int, *, redaction: bool) -
         moves = state.legal_moves()
         move = rng.choice(moves)
         assert state.why_illegal(move) is None
+        KNOWN_BEFORE.clear()
+        KNOWN_BEFORE.update({p.uid: (p.public, set(p.known_to)) for p in state.board.values()})
         ruling = state.apply(move)
         assert ruling.side in state.game.sides and (ruling.next_turn is None) == (state.phase == "over")
         check_invariants(state)

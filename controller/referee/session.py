@@ -260,6 +260,12 @@ class Session:
             # a hook kept it in play off the board (a flag now riding on its taker): the notices say where it goes
             said = "; ".join(public["notices"]) or "the referee says where it goes"
             steps.append({"station": move.to, "do": f"{_owner_name(ruling.defender_side)}'s piece in hand stays in play: {said}"})
+        if ruling.kind == "attack" and ruling.outcome in ("attacker", "defender") and st.options.get("winner_face_up"):
+            winner_uid = ruling.mover_uid if ruling.outcome == "attacker" else ruling.defender_uid
+            at = next((s for s, o in target.items() if o.uid == winner_uid), None)
+            if at is not None:
+                who = ruling.side if ruling.outcome == "attacker" else ruling.defender_side
+                steps.append({"station": at, "do": f"lay {_owner_name(who)}'s winning piece face-up (the game's rule)"})
         self._status.fixup_asked = bool(steps)
         if steps:
             self._publish({"event": "fixup", "steps": steps, "message": "; ".join(f"{x['station']}: {x['do']}" for x in steps)})

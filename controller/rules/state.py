@@ -104,6 +104,7 @@ class Ruling:
     out: tuple[tuple[str, str], ...] = ()  # (side, reason) knocked out by this ruling
     result: Result | None = None
     next_turn: str | None = None
+    known: tuple[tuple[int, tuple[str, ...]], ...] = ()  # after the ruling, who may know the clash pieces ('all' = public)
 
 
 @dataclass
@@ -362,6 +363,7 @@ class GameState:
             out=tuple(knocked) + tuple(self._late_out),
             result=self.result,
             next_turn=None if self.result else self.turn,
+            known=tuple((p.uid, (ALL,) if p.public else tuple(sorted(p.known_to))) for p in (mover, defender) if p is not None),
         )
         self.history.append(ruling)
         return ruling
@@ -369,6 +371,7 @@ class GameState:
     def _resolve_clash(self, frm: str, to: str, mover: Piece, defender: Piece, outcome: str, pend: _Pending) -> None:
         open_reveal = self.options.get("reveal", "open") == "open"
         if open_reveal:
+            # seeds: 將兩棋公開 - both pieces are shown openly at the table, so everyone may know them from now on
             for p, at in ((mover, frm), (defender, to)):
                 if not p.public:
                     p.public = True
@@ -391,9 +394,6 @@ class GameState:
             pend.removed.append(Removal(to, defender.uid, defender.owner, defender.type))
             del self.board[frm]
             del self.board[to]
-        winner = {"attacker": mover, "defender": defender}.get(outcome)
-        if winner is not None and open_reveal and self.options.get("winner_face_up", False):
-            winner.public = True
 
     def _knock_out(self, removed: list[Removal]) -> list[tuple[str, str]]:
         knocked = []

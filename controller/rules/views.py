@@ -64,6 +64,8 @@ def _entitled_to_ruling_piece(ruling: Ruling, uid: int | None, owner: str | None
         return False
     if audience == ARBITER or over or audience == owner:
         return True
+    if any(u == uid and (ALL in who or audience in who) for u, who in ruling.known):
+        return True  # already known (face-up, revealed earlier or by this ruling)
     return any(r.uid == uid and (ALL in r.to or audience in r.to) for r in ruling.reveals)
 
 
