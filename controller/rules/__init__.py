@@ -12,6 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from . import hooks as _hooks  # noqa: F401  (the hook registry first: game hook modules import Hook from it)
 from .errors import (
     GameFileError,
     GameOverError,
