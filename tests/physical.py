@@ -33,6 +33,7 @@ class Script:
     rulings: list[dict[str, Any]] = field(default_factory=list)
     state: GameState | None = None
     faults: list[str] = field(default_factory=list)
+    game_sides: tuple[str, ...] = ()
 
     def text(self) -> list[str]:
         return [json.dumps(x) for x in self.lines]
@@ -138,4 +139,5 @@ def random_game_script(game: str, seed: int, *, max_plies: int = 60, noise: Nois
         if ruling.result is not None:
             script.rulings.append({"event": "game_over", "winners": list(ruling.result.winners), "reason": ruling.result.reason})
     script.state = state
+    script.game_sides = state.game.sides
     return script

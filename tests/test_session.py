@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from controller.commands.script import run_script
 from controller.referee.session import Session
-from controller.rules import new_game
+from controller.rules import game_ids, new_game
 from controller.sensing.sim import SimBoard
 from tests.physical import Noise, random_game_script
 
-GAMES = ["stratego", "lattaque", "luzhanqi"]
+GAMES = game_ids()  # every installed game
 KEYS = ("event", "from", "to", "player", "outcome", "winners", "reason")
 
 
@@ -50,7 +50,11 @@ def test_injected_faults_give_mismatches_never_rulings_and_play_goes_on(game: st
     events = _run(game, script)
     assert _rulings(events) == [{k: r[k] for k in KEYS if k in r} for r in script.rulings]
     mismatches = [e for e in events if e["event"] == "mismatch"]
-    assert len(mismatches) == len(script.faults)
+    # one mismatch per fault; a fault may show twice when its first half is already unexplainable (an ally's piece
+    # lifted in a four-seat game is a mismatch at once, then again when it is put down elsewhere)
+    assert len(script.faults) <= len(mismatches) <= 2 * len(script.faults)
+    if len(script.game_sides) == 2:
+        assert len(mismatches) == len(script.faults)
     for m in mismatches:
         assert m["stations"] and m["message"].startswith("board mismatch")
 
