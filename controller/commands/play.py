@@ -17,6 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--board", choices=("sim", "gpio", "serial"), default="sim", help="where board readings come from (default sim)")
     p.add_argument("--profile", help="hardware profile YAML (default: hardware/profiles/GAME.yaml)")
     p.add_argument("--port-path", dest="serial_port", help="serial scanner device (default: find it by USB id)")
+    p.add_argument("--tag-map", help="RFID tag map (default: the one `facedown tags enroll` wrote for the game)")
     p.add_argument("--journal", help="SQLite journal file (default: ~/.local/share/facedown/journal.sqlite)")
     p.add_argument("--new", action="store_true", help="start a new game even if the journal has an unfinished one")
     p.add_argument("--resume", action="store_true", help="resume the unfinished game (the default when there is one)")
@@ -84,8 +85,17 @@ def run(args: argparse.Namespace) -> int:
     game_id = args.game or (profile.game if profile is not None else "stratego")
     options = parse_options(args.option)
     board = make_board(args.board, game_id, profile, args.serial_port)
+    use_tags = getattr(profile, "sensing", "reed") in ("rfid", "hybrid")
+    tag_pieces = None
+    if use_tags:
+        from controller.sensing.tagmap import TagMap
+
+        tagmap = TagMap.load(game_id, Path(args.tag_map) if args.tag_map else None)
+        if not tagmap.entries:
+            raise SystemExit(f"facedown play: no RFID tags enrolled for {game_id} ({tagmap.path}): run `facedown tags enroll {game_id}` first")
+        tag_pieces = {uid: (e.side, e.piece) for uid, e in tagmap.entries.items()}
     table = open_table(game_id, board=board, board_kind=args.board, journal_path=args.journal, options=options,
-                       resume=not args.new, profile=profile, use_tags=getattr(profile, "sensing", "reed") in ("rfid", "hybrid"))
+                       resume=not args.new, profile=profile, use_tags=use_tags, tag_pieces=tag_pieces)
     names = [n.strip() for n in args.announce.split(",") if n.strip() and n.strip() != "none"]
     if names:
         from controller.announce import make_announcers

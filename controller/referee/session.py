@@ -69,6 +69,7 @@ class Session:
         game_id: int | None = None,
         use_tags: bool = False,
         uid_tags: Mapping[int, str] | None = None,
+        tag_pieces: Mapping[str, tuple[str, str]] | None = None,
     ) -> None:
         self.state = state
         self.game = state.game
@@ -76,6 +77,9 @@ class Session:
         self.game_id = game_id
         self.use_tags = use_tags
         self.uid_tags: dict[int, str] = dict(uid_tags or {})
+        # RFID boards: tag uid -> (side, piece id), from `facedown tags enroll`; setups are then read off the board
+        self.tag_pieces: dict[str, tuple[str, str]] = {t.upper(): v for t, v in (tag_pieces or {}).items()}
+        self._setup_seen: dict[str, tuple] = {}
         self.log: list[Published] = []
         self._subscribers: list[Callable[[Published], None]] = []
         self._lock = threading.RLock()
@@ -173,10 +177,44 @@ class Session:
             self.snapshot_at = time.time()
             if self.state.phase == "setup":
                 self._publish({"event": "board", "occupied": sorted(snap.occupied)})
+                if self.tag_pieces:
+                    self._read_setups_from_tags(snap)
                 return
             if self._status.paused:
                 return
             self._handle(self.recognizer.feed(snap))
+
+    def _read_setups_from_tags(self, snap: Snapshot) -> None:
+        """RFID boards read each side's deployment off the board: once a side's whole army stands in its area, it
+        is registered (or its problems are told to that seat once)."""
+        army = sum(p.count for p in self.game.pieces)
+        zones = self.game.setup.zones[self.game.setup.deploy_zone]
+        for side in self.game.sides:
+            if side in self.state.deployments:
+                continue
+            placement = {}
+            for station, tag in snap.tags.items():
+                who = self.tag_pieces.get(tag.upper())
+                if who is not None and who[0] == side and station in zones[side]:
+                    placement[station] = who[1]
+            if len(placement) < army:
+                continue
+            key = tuple(sorted(placement.items()))
+            if self._setup_seen.get(side) == key:
+                continue
+            self._setup_seen[side] = key
+            self.register_setup(side, placement)  # registers it, or tells that seat every problem
+
+    def _bind_tags(self) -> None:
+        """Once the board matches, learn which tag each piece carries (setups entered by hand or file), so every
+        later move is checked for identity."""
+        if not self.use_tags or self.snapshot is None:
+            return
+        for station, piece in self.state.board.items():
+            tag = self.snapshot.tag(station)
+            if tag is not None and piece.uid not in self.uid_tags:
+                self.uid_tags[piece.uid] = tag
+        self.recognizer.expected = self.expected_board()
 
     def _handle(self, action: object) -> None:
         if isinstance(action, Mismatch):
@@ -204,6 +242,8 @@ class Session:
             was_waiting = self._status.waiting_for_board
             self._status.waiting_for_board = False
             self._status.board_diff = ()
+            if was_waiting:
+                self._bind_tags()
             if self._status.fixup_asked or was_waiting:
                 self._publish({"event": "fixup_done"})
             self._status.fixup_asked = False

@@ -128,6 +128,7 @@ def open_table(
     profile: Any = None,
     seats: Mapping[str, str] | None = None,
     use_tags: bool = False,
+    tag_pieces: Mapping[str, tuple[str, str]] | None = None,
 ) -> Table:
     """A table for ``game``: resumes the journal's unfinished game of the same kind, or starts a new one."""
     from .journal import Journal, default_path
@@ -155,7 +156,7 @@ def open_table(
         # journal the full option set, so a later change of a game file's defaults cannot change the replay
         game_id = journal.new_game(state.game.id, dict(state.options), board=board_kind,
                                    profile=str(getattr(profile, "file", "") or "") or None, seats=dict(seats or {}))
-    session = Session(state, journal=journal, game_id=game_id, use_tags=use_tags)
+    session = Session(state, journal=journal, game_id=game_id, use_tags=use_tags, tag_pieces=tag_pieces)
     roles = (*state.game.sides, *ROLES_EXTRA)
     tokens = derive_tokens(table_key(path), int(game_id or 0), roles)
     return Table(session=session, board=board, tokens=tokens, journal=journal, game_id=game_id, board_kind=board_kind, profile=profile)
