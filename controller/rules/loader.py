@@ -12,11 +12,16 @@ import yaml
 from .errors import GameFileError
 from .model import (
     ALWAYS,
+    NO_MOVES,
+    OUT_PIECES,
     OUTCOMES,
+    PUSHES,
     REVEALS,
+    TURN_ORDERS,
     ClashRule,
     ClashTable,
     Condition,
+    FightsAs,
     GameDef,
     Line,
     MoveSpec,
@@ -38,6 +43,10 @@ ENGINE_OPTIONS: dict[str, tuple[str, tuple[Any, ...] | None]] = {
     "winner_advances": ("true or false", (True, False)),
     "winner_face_up": ("true or false", (True, False)),
     "no_capture_draw": ("a number of plies, or null for no limit", None),
+    "allies_see": ("true or false", (True, False)),
+    "turn_order": ("'counterclockwise' or 'clockwise'", TURN_ORDERS),
+    "no_moves": ("'lose', 'pass' or 'pass_while_ally'", NO_MOVES),
+    "out_pieces": ("'obstacles' or 'removed'", OUT_PIECES),
 }
 
 
@@ -260,7 +269,7 @@ def _station_kinds(r: _Reader, raw: Any) -> dict[str, StationKind]:
     for key, spec in r.mapping(raw, "station_kinds").items():
         where = _join("station_kinds", key)
         r.ident(key, where)
-        spec = r.mapping(spec or {}, where, allowed={"passable", "shelter", "shelter_except", "frozen", "doc"})
+        spec = r.mapping(spec or {}, where, allowed={"passable", "shelter", "shelter_except", "frozen", "doc", "closed_to"})
         exc = r.mapping(spec.get("shelter_except", {}), _join(where, "shelter_except"), allowed={"attackers", "defenders"})
         out[key] = StationKind(
             id=key,
@@ -270,6 +279,7 @@ def _station_kinds(r: _Reader, raw: Any) -> dict[str, StationKind]:
             shelter_except_defenders=frozenset(r.seq(exc.get("defenders", []), _join(where, "shelter_except.defenders"))),
             frozen=r.boolean(spec.get("frozen", False), _join(where, "frozen")),
             doc=r.text(spec.get("doc", ""), _join(where, "doc")),
+            closed_to=frozenset(r.seq(spec.get("closed_to", []), _join(where, "closed_to"))),
         )
     if not out:
         raise r.fail("station_kinds", "expected at least one station kind")
@@ -279,6 +289,9 @@ def _station_kinds(r: _Reader, raw: Any) -> dict[str, StationKind]:
 def _check_shelter_exceptions(r: _Reader, raw: Any, piece_ids: set[str]) -> None:
     """The pieces named under each kind's ``shelter_except`` must exist (checked once the pieces are read)."""
     for key, spec in raw.items():
+        for j, pid in enumerate((spec or {}).get("closed_to", [])):
+            if pid not in piece_ids:
+                raise r.fail(f"station_kinds.{key}.closed_to[{j}]", f"expected a piece id, got {pid!r}")
         exc = (spec or {}).get("shelter_except", {})
         for role in ("attackers", "defenders"):
             where = f"station_kinds.{key}.shelter_except.{role}"
@@ -334,7 +347,8 @@ def _lines(r: _Reader, raw: Any, station_ids: set[str]) -> tuple[Line, ...]:
 
 
 def _move_spec(r: _Reader, raw: Any, where: str, line_kinds: set[str], options: Mapping[str, OptionDef]) -> MoveSpec:
-    spec = r.mapping(raw, where, allowed={"along", "max_steps", "exact", "turns", "attack", "reveal", "if", "unless"}, required={"along"})
+    spec = r.mapping(raw, where, allowed={"along", "max_steps", "exact", "turns", "attack", "reveal", "if", "unless", "over", "attack_only",
+                                          "returns", "spared"}, required={"along"})
     along = r.seq(spec["along"], _join(where, "along"), nonempty=True)
     for j, k in enumerate(along):
         if k not in line_kinds:
@@ -356,6 +370,10 @@ def _move_spec(r: _Reader, raw: Any, where: str, line_kinds: set[str], options: 
         attack=r.boolean(spec.get("attack", True), _join(where, "attack")),
         reveal=r.boolean(spec.get("reveal", False), _join(where, "reveal")),
         when=_condition(r, spec, where, options),
+        over=r.boolean(spec.get("over", False), _join(where, "over")),
+        attack_only=r.boolean(spec.get("attack_only", False), _join(where, "attack_only")),
+        returns=r.boolean(spec.get("returns", False), _join(where, "returns")),
+        spared=r.boolean(spec.get("spared", False), _join(where, "spared")),
     )
 
 
@@ -429,18 +447,21 @@ def _piece_set(r: _Reader, raw: Any, where: str, piece_ids: set[str]) -> frozens
 
 
 def _clash(r: _Reader, raw: Any, pieces: tuple[PieceType, ...], options: Mapping[str, OptionDef]) -> ClashTable:
-    spec = r.mapping(raw, "clash", allowed={"by_rank", "rules", "table"})
+    spec = r.mapping(raw, "clash", allowed={"by_rank", "rules", "table", "fights_as"})
     piece_ids = {p.id for p in pieces}
     rules = []
     for i, item in enumerate(r.seq(spec.get("rules", []), "clash.rules")):
         where = f"clash.rules[{i}]"
-        rs = r.mapping(item, where, allowed={"attacker", "defender", "outcome", "if", "unless", "doc"}, required={"attacker", "defender", "outcome"})
+        rs = r.mapping(item, where, allowed={"attacker", "defender", "outcome", "if", "unless", "doc", "push", "show"},
+                       required={"attacker", "defender", "outcome"})
         rules.append(ClashRule(
             attackers=_piece_set(r, rs["attacker"], _join(where, "attacker"), piece_ids),
             defenders=_piece_set(r, rs["defender"], _join(where, "defender"), piece_ids),
             outcome=r.one_of(rs["outcome"], _join(where, "outcome"), OUTCOMES, "an outcome"),
             when=_condition(r, rs, where, options),
             doc=r.text(rs.get("doc", ""), _join(where, "doc")),
+            push=r.one_of(rs["push"], _join(where, "push"), PUSHES, "the piece pushed one step away") if "push" in rs else None,
+            show=r.boolean(rs.get("show", False), _join(where, "show")),
         ))
     cells: dict[tuple[str, str], str] = {}
     for att, row in r.mapping(spec.get("table", {}), "clash.table").items():
@@ -451,7 +472,21 @@ def _clash(r: _Reader, raw: Any, pieces: tuple[PieceType, ...], options: Mapping
             if dfd not in piece_ids:
                 raise r.fail(_join(where, dfd), f"expected a defending piece id, got {dfd!r}")
             cells[(att, dfd)] = r.one_of(outcome, _join(where, dfd), OUTCOMES, "an outcome")
-    return ClashTable(cells=cells, rules=tuple(rules), by_rank=r.boolean(spec.get("by_rank", True), "clash.by_rank"))
+    proxies = []
+    for i, item in enumerate(r.seq(spec.get("fights_as", []), "clash.fights_as")):
+        where = f"clash.fights_as[{i}]"
+        fa = r.mapping(item, where, allowed={"piece", "against", "as", "at", "if", "unless"}, required={"piece", "as"})
+        for key in ("piece", "as"):
+            r.one_of(fa[key], _join(where, key), piece_ids, "a piece id")
+        at = fa.get("at")
+        proxies.append(FightsAs(
+            piece=fa["piece"],
+            against=_piece_set(r, fa.get("against", "*"), _join(where, "against"), piece_ids),
+            as_=fa["as"],
+            at=None if at is None else frozenset(r.text(k, f"{_join(where, 'at')}[{j}]") for j, k in enumerate(r.seq(at, _join(where, "at"), nonempty=True))),
+            when=_condition(r, fa, where, options),
+        ))
+    return ClashTable(cells=cells, rules=tuple(rules), by_rank=r.boolean(spec.get("by_rank", True), "clash.by_rank"), fights_as=tuple(proxies))
 
 
 def _zone(r: _Reader, raw: Any, where: str, stations: tuple[Station, ...], kinds: Mapping[str, StationKind]) -> frozenset[str]:
@@ -524,7 +559,7 @@ def _win(r: _Reader, raw: Any, piece_ids: set[str]) -> WinRules:
         raise r.fail("win.capture", "expected the ids of the pieces whose loss loses the game")
     return WinRules(
         capture=capture,
-        no_moves=r.one_of(spec.get("no_moves", "lose"), "win.no_moves", ("lose", "pass"), "what a side with no legal move does"),
+        no_moves=r.one_of(spec.get("no_moves", "lose"), "win.no_moves", NO_MOVES, "what a side with no legal move does"),
         both_stuck=r.one_of(spec.get("both_stuck", "draw"), "win.both_stuck", ("draw",), "what happens when no side can move"),
     )
 

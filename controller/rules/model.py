@@ -8,6 +8,10 @@ from typing import Any
 
 OUTCOMES = ("attacker", "defender", "both", "bounce", "illegal")
 REVEALS = ("open", "silent")
+PUSHES = ("attacker", "defender")  # which piece of a clash a rule may push one step away
+TURN_ORDERS = ("counterclockwise", "clockwise")  # sides as listed (counter-clockwise round the table), or reversed after the first
+NO_MOVES = ("lose", "pass", "pass_while_ally")  # what a side with no legal move on its turn does
+OUT_PIECES = ("obstacles", "removed")  # what becomes of the pieces of a side that is out
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +39,7 @@ class StationKind:
     shelter_except_defenders: frozenset[str] = frozenset()
     frozen: bool = False
     doc: str = ""
+    closed_to: frozenset[str] = frozenset()  # pieces that may neither enter nor cross a station of this kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +72,10 @@ class MoveSpec:
     attack: bool = True  # may this move end on an enemy piece
     reveal: bool = False  # the mover is shown to everyone when it moves this way
     when: Condition = ALWAYS
+    over: bool = False  # True: flies over occupied stations (aircraft); it still ends on an empty or enemy station
+    attack_only: bool = False  # True: the move must end on an enemy piece (a bombardment)
+    returns: bool = False  # True: strike and return - after the clash the mover goes back to its own station
+    spared: bool = False  # True: the target cannot hit back (defender -> bounce, both -> attacker)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +113,8 @@ class ClashRule:
     outcome: str
     when: Condition = ALWAYS
     doc: str = ""
+    push: str | None = None  # "attacker" / "defender": that piece moves one step away (an evasion, a repulse)
+    show: bool = False  # the defender is shown to the attacking side only (reconnaissance)
 
     def matches(self, attacker: str, defender: str, options: Mapping[str, Any]) -> bool:
         return (
@@ -120,6 +131,20 @@ class ClashTable:
     cells: Mapping[tuple[str, str], str]
     rules: tuple[ClashRule, ...]
     by_rank: bool = True
+    fights_as: tuple[FightsAs, ...] = ()  # proxies, applied before the cells, rules and ranks
+
+
+@dataclass(frozen=True, slots=True)
+class FightsAs:
+    """A proxy rank: ``piece`` fights as ``as_`` against ``against`` (None = any piece), on stations of kinds ``at``
+    (None: anywhere) - a landed battleship fights as a division commander against officers. It applies whether the
+    piece attacks or defends; the clash matrix (where no station is known) shows it as if the kind matched."""
+
+    piece: str
+    against: frozenset[str] | None
+    as_: str
+    at: frozenset[str] | None = None
+    when: Condition = ALWAYS
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +174,7 @@ class WinRules:
     """How a game ends: which lost pieces lose it, what having no move means, and when it is drawn."""
 
     capture: frozenset[str]
-    no_moves: str = "lose"  # lose | pass
+    no_moves: str = "lose"  # lose | pass | pass_while_ally
     both_stuck: str = "draw"
 
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .clash import clash_matrix
-from .errors import GameOverError, IllegalMoveError, SetupError
+from .effects import after_clash, clash_outcome, open_stations
+from .errors import GameOverError, IllegalMoveError, RulesError, SetupError
 from .model import GameDef, MoveSpec
 from .topology import topology_for
 
@@ -107,6 +108,27 @@ class Ruling:
     known: tuple[tuple[int, tuple[str, ...]], ...] = ()  # after the ruling, who may know the clash pieces ('all' = public)
 
 
+@dataclass(frozen=True)
+class Elimination:
+    """A side put out of the game by the arbiter (a club's time rule), not by a move: who, why, and what followed."""
+
+    side: str
+    reason: str
+    removed: tuple[Removal, ...] = ()  # pieces that left the board with it (option ``out_pieces: removed``)
+    notices: tuple[tuple[str, str], ...] = ()
+    out: tuple[tuple[str, str], ...] = ()  # every side out because of it: this one, then any left with no move
+    result: Result | None = None
+    next_turn: str | None = None
+
+
+def turn_order(game: GameDef, options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The order sides move in: as ``sides`` lists them (counter-clockwise round the table), or with option
+    ``turn_order: clockwise`` the first side, then the others in reverse."""
+    if options.get("turn_order", "counterclockwise") == "clockwise":
+        return (game.sides[0], *reversed(game.sides[1:]))
+    return game.sides
+
+
 @dataclass
 class _Pending:
     """What a ruling collects while it is being judged (hooks add to it)."""
@@ -132,7 +154,8 @@ class GameState:
         self.board: dict[str, Piece] = {}
         self.phase = "setup"  # setup | play | over
         self.deployments: dict[str, dict[str, str]] = {}
-        self.turn = game.sides[0]
+        self.order = turn_order(game, self.options)
+        self.turn = self.order[0]
         self.out: dict[str, str] = {}  # side -> reason
         self.ply = 0
         self.quiet_plies = 0
@@ -162,7 +185,7 @@ class GameState:
                 uid += 1
                 self.board[station] = Piece(uid, self.deployments[side][station], side)
         self.phase = "play"
-        self.turn = self.game.sides[0]
+        self.turn = self.order[0]
         for hook in self.hooks:
             hook.start(self)
         self._settle_turn(None, [])
@@ -187,15 +210,15 @@ class GameState:
             return {}
         ptype = self.game.piece_by_id[piece.type]
         board = self.board
-        passable = topo.passable
+        passable = open_stations(self.game, piece.type) or topo.passable
         out: dict[str, MoveSpec] = {}
 
         def consider_attack(target: str, spec: MoveSpec) -> None:
             if not spec.attack or target in out:
                 return
             other = board[target]
-            if not self.enemies(piece.owner, other.owner):
-                return
+            if not self.enemies(piece.owner, other.owner) or other.owner in self.out:
+                return  # a side's own or an ally's piece, or an obstacle left by a side that is out
             if self.clash[(piece.type, other.type)] == "illegal":
                 return
             kind = topo.kind_of[target]
@@ -221,8 +244,11 @@ class GameState:
                         seen.add(n)
                         if n in board:
                             consider_attack(n, spec)
+                            if spec.over:
+                                frontier.append((n, depth + 1))
                         else:
-                            out.setdefault(n, spec)
+                            if not spec.attack_only:
+                                out.setdefault(n, spec)
                             frontier.append((n, depth + 1))
             elif spec.max_steps == 1:
                 for n in topo.neighbours(spec.along)[station]:
@@ -230,7 +256,7 @@ class GameState:
                         continue
                     if n in board:
                         consider_attack(n, spec)
-                    else:
+                    elif not spec.attack_only:
                         out.setdefault(n, spec)
             else:
                 limit = spec.max_steps
@@ -244,8 +270,10 @@ class GameState:
                         if n in board:
                             if last:
                                 consider_attack(n, spec)
+                            if spec.over:
+                                continue
                             break
-                        if last:
+                        if last and not spec.attack_only:
                             out.setdefault(n, spec)
         if self.hooks and out:
             for target in list(out):
@@ -300,7 +328,9 @@ class GameState:
             return f"a piece on a {self.topo.kind_of[frm].id} station never moves again"
         target = self.board.get(to)
         if target is not None and not self.enemies(piece.owner, target.owner):
-            return f"{to} holds a piece of your own side"
+            return f"{to} holds a piece of your own side" if target.owner == piece.owner else f"{to} holds your ally's piece"
+        if target is not None and target.owner in self.out:
+            return f"{to} holds a piece of {target.owner}, who is out: it is an obstacle"
         if not self.topo.passable[to]:
             return f"{to} cannot be entered"
         if target is not None:
@@ -335,8 +365,9 @@ class GameState:
             self.board[to] = mover
             self.quiet_plies += 1
         else:
-            outcome = self.clash[(mover.type, defender.type)]
+            outcome = clash_outcome(self, to, mover, defender, spec, self.clash[(mover.type, defender.type)])
             self._resolve_clash(frm, to, mover, defender, outcome, pend)
+            after_clash(self, frm, to, mover, defender, spec, outcome, pend)
         self.ply += 1
         ruling_base = dict(
             ply=self.ply, side=side, kind="attack" if defender else "move", frm=frm, to=to,
@@ -354,7 +385,7 @@ class GameState:
             if out_side not in self.out:
                 self.out[out_side] = why
                 knocked.append((out_side, why))
-        self._settle_turn(draft, knocked)
+        self._settle_turn(draft, knocked, pend)
         ruling = Ruling(
             **ruling_base,
             removed=tuple(pend.removed),
@@ -394,7 +425,6 @@ class GameState:
             pend.removed.append(Removal(to, defender.uid, defender.owner, defender.type))
             del self.board[frm]
             del self.board[to]
-
     def _knock_out(self, removed: list[Removal]) -> list[tuple[str, str]]:
         knocked = []
         for r in removed:
@@ -412,8 +442,10 @@ class GameState:
         active = set(self.active_sides())
         return [g for g in self.game.alliances if g & active]
 
-    def _settle_turn(self, ruling: Ruling | None, knocked: list[tuple[str, str]]) -> None:
-        """After a ruling: end the game if it is decided, else hand the turn to the next side that can move."""
+    def _settle_turn(self, ruling: Ruling | None, knocked: list[tuple[str, str]], pend: _Pending | None = None) -> None:
+        """After a ruling: end the game if it is decided, else clear the pieces of sides that are out (option
+        ``out_pieces: removed``) and hand the turn to the next side that can move. A side with no legal move is out,
+        or passes (option ``no_moves``: ``pass`` always, ``pass_while_ally`` while an ally is still in)."""
         self._late_out: list[tuple[str, str]] = []
         left = self._alliances_left()
         if len(left) == 1:
@@ -424,17 +456,19 @@ class GameState:
         if not left:
             self._finish((), "every side is out")
             return
+        self._clear_out_sides(pend)
         limit = self.options.get("no_capture_draw")
         if limit is not None and self.quiet_plies >= limit:
             self._finish((), f"no capture in {limit} plies")
             return
-        sides = self.game.sides
+        order = self.order
+        no_moves = self.options.get("no_moves", self.game.win.no_moves)
         advance = ruling is not None
-        for _ in range(len(sides) * 2):
+        for _ in range(len(order) * 2):
             if advance or self.turn in self.out:
-                idx = sides.index(self.turn)
-                for k in range(1, len(sides) + 1):
-                    cand = sides[(idx + k) % len(sides)]
+                idx = order.index(self.turn)
+                for k in range(1, len(order) + 1):
+                    cand = order[(idx + k) % len(order)]
                     if cand not in self.out:
                         self.turn = cand
                         break
@@ -444,15 +478,49 @@ class GameState:
             if not any(self.has_legal_move(s) for s in self.active_sides()):
                 self._finish((), "no side can move")
                 return
-            if self.game.win.no_moves == "lose":
-                self.out[self.turn] = "no legal move"
-                self._late_out.append((self.turn, "no legal move"))
-                left = self._alliances_left()
-                if len(left) == 1:
-                    self._finish(tuple(s for s in sides if s in left[0]), f"{self.turn} has no legal move")
-                    return
+            ally_in = any(s != self.turn and s not in self.out and self.game.ally(s, self.turn) for s in order)
+            if no_moves == "pass" or (no_moves == "pass_while_ally" and ally_in):
+                if pend is not None:
+                    pend.notices.append((ALL, f"{self.turn} has no legal move and passes"))
+                continue
+            self.out[self.turn] = "no legal move"
+            self._late_out.append((self.turn, "no legal move"))
+            left = self._alliances_left()
+            if len(left) == 1:
+                self._finish(tuple(s for s in order if s in left[0]), f"{self.turn} has no legal move")
+                return
+            self._clear_out_sides(pend)
         # every side passed twice without a move: nobody can move
         self._finish((), "no side can move")  # pragma: no cover
+
+    def _clear_out_sides(self, pend: _Pending | None) -> None:
+        """With option ``out_pieces: removed``, take every piece of a side that is out off the board (as removals of
+        the ruling, so the referee says which stations to clear)."""
+        if self.options.get("out_pieces", "obstacles") != "removed" or not self.out:
+            return
+        for station in self.game.station_ids:
+            p = self.board.get(station)
+            if p is not None and p.owner in self.out:
+                del self.board[station]
+                if pend is not None:
+                    pend.removed.append(Removal(station, p.uid, p.owner, p.type))
+
+    def put_out(self, side: str, reason: str) -> Elimination:
+        """Put ``side`` out of the game without a move (the arbiter applying a club's time rule); the game goes on
+        as after a ruling that knocked it out. Raises RulesError if the game is not in play or the side is out."""
+        if self.phase != "play":
+            raise GameOverError("the game is over") if self.phase == "over" else RulesError("the game has not started")
+        if side not in self.game.sides:
+            raise RulesError(f"{self.game.id} has no side {side!r}; sides are {', '.join(self.game.sides)}")
+        if side in self.out:
+            raise RulesError(f"{side} is already out ({self.out[side]})")
+        pend = _Pending()
+        self.out[side] = reason
+        self._settle_turn(None, [(side, reason)], pend)
+        return Elimination(
+            side, reason, removed=tuple(pend.removed), notices=tuple(pend.notices),
+            out=((side, reason), *self._late_out), result=self.result, next_turn=None if self.result else self.turn,
+        )
 
     # ------------------------------------------------------------------ copying
     def copy(self) -> GameState:
