@@ -15,6 +15,9 @@ COMMANDS = [
     "record",
     "tags",
     "hw_test",
+    "bom",
+    "print_board",
+    "service",
 ]
 
 

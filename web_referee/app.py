@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, abort, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from controller.board_svg import screen_board
 from controller.rules import ARBITER, SPECTATOR
 from controller.rules.setup import check_deployment
 
@@ -38,6 +39,9 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
     app.extensions["facedown"] = {"table": table, "hub": hub, "roles": roles, "setups": setups}
     game = table.game
     meta = payloads.game_meta(game)
+    # the static board layer, drawn by controller/board_svg.py with the viewer's side at the bottom (first side for
+    # the spectator and the arbiter); the page adds the pieces on top
+    boards = {side: screen_board(game, side) for side in game.sides}
 
     # ------------------------------------------------------------------ helpers
     def fail(status: int, message: str, **extra: Any) -> Response:
@@ -94,7 +98,7 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
 
     def page(role: str, key: str) -> str:
         return render_template("page.html", role=role, key=key, csrf=roles.csrf(role) if role != SPECTATOR else "",
-                               game=game, sides=game.sides)
+                               game=game, sides=game.sides, board=boards.get(role, boards[game.sides[0]]))
 
     # ------------------------------------------------------------------ headers and errors
     @app.after_request

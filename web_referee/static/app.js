@@ -95,41 +95,18 @@
   }
 
   // ------------------------------------------------------------------ board geometry
+  // The server draws the static board (lines, stations, kinds, labels) with controller/board_svg.py, turned so this
+  // viewer's side is at the bottom; the page reads each station's position from it and adds pieces on top.
   let geo = null;
   function geometry() {
-    const bottom = IS_SEAT ? ROLE : G.sides[0];
-    const pts = {};
-    let cx = 0, cy = 0;
-    for (const s of G.stations) { cx += s.x; cy += s.y; }
-    cx /= G.stations.length; cy /= G.stations.length;
-    const home = G.home[bottom] || [];
-    let hx = 0, hy = 0;
-    const byId = Object.fromEntries(G.stations.map((s) => [s.id, s]));
-    for (const id of home) { hx += byId[id].x; hy += byId[id].y; }
-    if (home.length) { hx /= home.length; hy /= home.length; }
-    // screen y grows downwards: flip y, then turn so this viewer's home is at the bottom
-    const vx = hx - cx, vy = -(hy - cy);
-    let phi = home.length && (vx || vy) ? Math.atan2(vx, vy) : 0;
-    phi = Math.round(phi / (Math.PI / 2)) * (Math.PI / 2);
-    const c = Math.cos(phi), sn = Math.sin(phi);
-    let minD = Infinity;
-    for (let i = 0; i < G.stations.length; i++) {
-      for (let j = i + 1; j < Math.min(G.stations.length, i + 12); j++) {
-        const a = G.stations[i], b = G.stations[j];
-        const d = Math.hypot(a.x - b.x, a.y - b.y);
-        if (d > 0 && d < minD) minD = d;
-      }
+    const pts = {}, groups = {};
+    for (const g of document.querySelectorAll("#board g.station")) {
+      const id = g.getAttribute("data-station");
+      pts[id] = [parseFloat(g.getAttribute("data-x")), parseFloat(g.getAttribute("data-y"))];
+      groups[id] = g;
+      g.addEventListener("click", () => clickStation(id));
     }
-    const unit = 60 / (isFinite(minD) ? minD : 1);
-    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-    for (const s of G.stations) {
-      const dx = s.x - cx, dy = -(s.y - cy);
-      const X = (dx * c - dy * sn) * unit, Y = (dx * sn + dy * c) * unit;
-      pts[s.id] = [X, Y];
-      x0 = Math.min(x0, X); y0 = Math.min(y0, Y); x1 = Math.max(x1, X); y1 = Math.max(y1, Y);
-    }
-    const m = 40;
-    return {pts, byId, box: [x0 - m, y0 - m, x1 - x0 + 2 * m, y1 - y0 + 2 * m]};
+    return {pts, groups};
   }
 
   function el(name, attrs, parent) {
@@ -145,15 +122,8 @@
   function draw() {
     if (!G || !S) return;
     const svg = $("board");
-    svg.textContent = "";
-    svg.setAttribute("viewBox", geo.box.join(" "));
     const stepView = replay ? replay.steps[replay.i].view : S.view;
     const stepRuling = replay ? replay.steps[replay.i].ruling : S.last_ruling;
-    const lines = el("g", {class: "lines"}, svg);
-    for (const ln of G.lines) {
-      const d = ln.stations.map((id) => geo.pts[id].join(",")).join(" ");
-      el("polyline", {points: d, class: `line line-${cls(ln.kind)}`}, lines);
-    }
     const occupied = new Set(S.occupied || []);
     const expected = new Set(S.expected || []);
     const setupMode = !replay && inSetup();
@@ -167,23 +137,16 @@
     }
     const hl = {};
     if (stepRuling) { hl[stepRuling.from] = "hl-from"; hl[stepRuling.to] = "hl-to"; }
-    const stations = el("g", {class: "stations"}, svg);
-    for (const s of G.stations) {
-      const [X, Y] = geo.pts[s.id];
-      const g = el("g", {class: `station kind-${cls(s.kind)}`, "data-station": s.id, transform: `translate(${X},${Y})`}, stations);
-      if (zone.has(s.id)) g.classList.add("zone");
-      if (allowed.has(s.id) && !(s.id in placement)) g.classList.add("allowed");
-      if (probStations.has(s.id)) g.classList.add("problem");
-      if (fix.has(s.id)) g.classList.add("hl-fix");
-      if (hl[s.id]) g.classList.add(hl[s.id]);
-      const kind = G.station_kinds[s.kind] || {};
-      if (kind.passable === false) el("rect", {x: -30, y: -30, width: 60, height: 60, class: "mark"}, g);
-      else if (kind.shelter) el("circle", {r: 22, class: "mark"}, g);
-      else if (kind.frozen) el("rect", {x: -24, y: -18, width: 48, height: 36, rx: 14, class: "mark"}, g);
-      else el("rect", {x: -22, y: -16, width: 44, height: 32, rx: 3, class: "mark"}, g);
-      el("text", {class: "sid", y: 27}, g).textContent = s.label || s.id;
-      el("rect", {x: -30, y: -30, width: 60, height: 60, class: "hit"}, g);
+    const marks = ["zone", "allowed", "problem", "hl-fix", "hl-from", "hl-to"];
+    for (const [id, g] of Object.entries(geo.groups)) {
+      g.classList.remove(...marks);
+      if (zone.has(id)) g.classList.add("zone");
+      if (allowed.has(id) && !(id in placement)) g.classList.add("allowed");
+      if (probStations.has(id)) g.classList.add("problem");
+      if (fix.has(id)) g.classList.add("hl-fix");
+      if (hl[id]) g.classList.add(hl[id]);
     }
+    for (const old of svg.querySelectorAll("g.pieces")) old.remove();
     const pieces = el("g", {class: "pieces"}, svg);
     const shown = new Set();
     const piece = (station, owner, type, extra) => {
@@ -206,7 +169,6 @@
       el("rect", {x: -20, y: -14, width: 40, height: 28, rx: 4}, g);
       g.addEventListener("click", () => clickStation(st));
     }
-    for (const g of stations.children) g.addEventListener("click", () => clickStation(g.getAttribute("data-station")));
   }
 
   // ------------------------------------------------------------------ status texts

@@ -1,0 +1,478 @@
+"""Draws a game's board as SVG, the one board-drawing module: the web page's static board and the 1:1 printable board.
+
+A game file gives stations (x, y, kind) and lines (kind, ordered stations). ``layout`` turns those into drawing
+coordinates: the game's smallest station distance becomes ``pitch`` units (pixels on screen, millimetres on paper),
+y grows downwards, and the board may be turned by quarter turns so that a seat's home is at the bottom.
+``board_layer`` draws lines (one class per line kind), stations (one ``g.station`` per station, its mark shaped by what
+its kind does: impassable square, sheltering circle, frozen rounded box, plain box) and labels. The web page serves
+that layer and adds pieces on top; ``printable`` adds sensor channels and drill marks from a hardware profile and
+splits the board onto A4 or Letter pages with cut lines and alignment marks.
+
+>>> from controller.rules import load_game
+>>> job = printable(load_game("luzhanqi"), paper="a4")
+>>> job.pitch, len(job.pages), job.grid
+(40.0, 3, ('landscape', 1, 3))
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+#: Paper sizes in millimetres (portrait width, height).
+PAPER_MM: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
+#: Default distance between neighbouring stations on paper: room for a 30 mm piece and a 10 mm magnet, and far
+#: enough apart that a magnet never closes its neighbour's reed switch.
+DEFAULT_PITCH_MM = 40.0
+#: An off-the-shelf MFRC522 module is about 40 x 60 mm; one under each station needs this pitch.
+RFID_PITCH_MM = 60.0
+PITCH_RANGE_MM = (25.0, 120.0)
+#: Most printers cannot print the outer few millimetres of a sheet.
+PAGE_MARGIN_MM = 10.0
+#: Each page repeats this much of its neighbour, so sheets can be trimmed at the cut line and overlapped.
+OVERLAP_MM = 16.0
+#: The band at the top of each page for the page number, the game and a scale bar.
+HEADER_MM = 9.0
+#: A glass reed switch (body length x diameter, mm), drawn under each station on the printable board.
+REED_MM = (14.0, 2.5)
+#: How far the reed switch's centre sits from the station's centre: the magnet must be over one end of the glass,
+#: because a magnet straight over the middle magnetises both blades alike and the switch may not close.
+REED_OFFSET_MM = 5.0
+
+#: Chinese names of common station kinds, used when the kind's doc in the game file does not begin with one.
+KIND_ZH = {
+    "camp": "行營", "hq": "大本營", "lake": "湖", "river": "河", "water": "水", "sea": "海", "harbour": "港",
+    "harbor": "港", "port": "港口", "base": "基地", "island": "島", "airfield": "機場", "anchorage": "錨地",
+    "command": "指揮部", "normal": "",
+}
+_KIND_EN = {"hq": "HQ"}
+_CJK_HEAD = re.compile(r"^([\u3400-\u9fff\uf900-\ufaff]+(?:[/／][\u3400-\u9fff\uf900-\ufaff]+)*)")
+
+# print styles: fill of a station's mark by kind, and stroke of a line by kind (colour, width mm, dash)
+_PRINT_FILL = {
+    "camp": "#e4f2dc", "hq": "#fbe0bd", "lake": "#bcdaf3", "river": "#bcdaf3", "water": "#bcdaf3",
+    "sea": "#ffffff", "harbour": "#dcebf7", "harbor": "#dcebf7", "port": "#dcebf7", "anchorage": "#dcebf7",
+    "base": "#f6d5d5", "island": "#efe4c2", "airfield": "#eeeeee", "command": "#fbe0bd",
+}
+_PRINT_LINE = {
+    "road": ("#444444", 0.6, None), "rail": ("#000000", 1.6, "6 3"), "diagonal": ("#666666", 0.4, "2 2"),
+    "sea": ("#2f6db5", 0.6, "5 2"), "sea_route": ("#2f6db5", 0.6, "5 2"), "route": ("#2f6db5", 0.6, None),
+    "air": ("#777777", 0.4, "1 2"), "air_route": ("#777777", 0.4, "1 2"), "red": ("#b22222", 1.2, None),
+    "branch": ("#555555", 0.5, "3 2"),
+}
+_OTHER_DASHES = (None, "4 2", "1 2", "6 2 1 2")
+
+
+class BoardDrawingError(ValueError):
+    """A board cannot be drawn as asked (bad pitch, unknown paper, a profile for another game)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where each station is drawn: ``points`` in drawing units inside a ``width`` x ``height`` box (y downwards)."""
+
+    points: Mapping[str, tuple[float, float]]
+    pitch: float
+    width: float
+    height: float
+    turns: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenBoard:
+    """The web page's static board for one viewer: the SVG viewBox and the layer of lines and stations."""
+
+    viewbox: str
+    layer: str
+
+
+@dataclass(frozen=True, slots=True)
+class PrintJob:
+    """A printable board: the whole board on one sheet of its own size, and the same board tiled onto pages."""
+
+    whole: str
+    pages: tuple[str, ...]
+    grid: tuple[str, int, int]  # orientation, columns, rows
+    pitch: float
+    paper: str
+    width_mm: float
+    height_mm: float
+
+
+# ---------------------------------------------------------------------------------------------------- geometry
+def unit_distance(game: Any) -> float:
+    """The smallest distance between two stations in the game file's own coordinates (1 on a square grid)."""
+    pts = [(s.x, s.y) for s in game.stations]
+    best = math.inf
+    for i, (ax, ay) in enumerate(pts):
+        for bx, by in pts[i + 1:]:
+            d = math.hypot(ax - bx, ay - by)
+            if 0 < d < best:
+                best = d
+    return best if math.isfinite(best) else 1.0
+
+
+def quarter_turns(game: Any, bottom_side: str | None) -> int:
+    """Quarter turns (clockwise on screen) that put ``bottom_side``'s deployment area at the bottom of the drawing."""
+    if not bottom_side or not game.stations:
+        return 0
+    zones = game.setup.zones.get(game.setup.deploy_zone, {})
+    home = zones.get(bottom_side) or ()
+    if not home:
+        return 0
+    by_id = {s.id: s for s in game.stations}
+    cx = sum(s.x for s in game.stations) / len(game.stations)
+    cy = sum(s.y for s in game.stations) / len(game.stations)
+    hx = sum(by_id[h].x for h in home) / len(home) - cx
+    hy = -(sum(by_id[h].y for h in home) / len(home) - cy)  # screen y grows downwards
+    if abs(hx) < 1e-9 and abs(hy) < 1e-9:
+        return 0
+    return round(math.atan2(hx, hy) / (math.pi / 2)) % 4
+
+
+_ROT = {0: (1, 0), 1: (0, 1), 2: (-1, 0), 3: (0, -1)}  # quarter turns -> (cos, sin)
+
+
+def layout(game: Any, *, pitch: float, margin: float, turns: int = 0) -> Layout:
+    """Station positions with the game's unit distance scaled to ``pitch`` and ``margin`` around the stations."""
+    unit = pitch / unit_distance(game)
+    cx = sum(s.x for s in game.stations) / len(game.stations)
+    cy = sum(s.y for s in game.stations) / len(game.stations)
+    c, sn = _ROT[turns % 4]
+    raw: dict[str, tuple[float, float]] = {}
+    for s in game.stations:
+        dx, dy = s.x - cx, -(s.y - cy)
+        raw[s.id] = ((dx * c - dy * sn) * unit, (dx * sn + dy * c) * unit)
+    x0 = min(p[0] for p in raw.values())
+    y0 = min(p[1] for p in raw.values())
+    x1 = max(p[0] for p in raw.values())
+    y1 = max(p[1] for p in raw.values())
+    points = {sid: (_r(x - x0 + margin), _r(y - y0 + margin)) for sid, (x, y) in raw.items()}
+    return Layout(points=points, pitch=pitch, width=_r(x1 - x0 + 2 * margin), height=_r(y1 - y0 + 2 * margin), turns=turns % 4)
+
+
+def _r(v: float) -> float:
+    return round(v, 3) + 0.0
+
+
+def _n(v: float) -> str:
+    """A number for an SVG attribute: short, no trailing zeros."""
+    text = f"{v:.3f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _cls(text: str) -> str:
+    return re.sub(r"[^a-z0-9_-]", "_", str(text).lower())
+
+
+# ---------------------------------------------------------------------------------------------------- names
+def kind_names(game: Any, kind: str) -> tuple[str, str]:
+    """(English, Chinese) name of a station kind: Chinese from the head of the kind's doc, else a known name."""
+    sk = game.station_kinds.get(kind)
+    zh = ""
+    if sk is not None and sk.doc:
+        m = _CJK_HEAD.match(sk.doc.strip())
+        zh = m.group(1) if m else ""
+    zh = zh or KIND_ZH.get(kind, "")
+    return _KIND_EN.get(kind, kind.replace("_", " ")), zh
+
+
+def background_kind(game: Any) -> str:
+    """The most common station kind: it gets no label on every station (only the other kinds are named)."""
+    counts = Counter(s.kind for s in game.stations)
+    return counts.most_common(1)[0][0] if counts else "normal"
+
+
+def channel_label(profile: Any, station: str) -> str:
+    """The sensor channel of a station as the wiring tables name it: R3 C5 on a Pi matrix, ch 17 on a scanner."""
+    ch = profile.channels[station]
+    if isinstance(ch, tuple):
+        return f"R{ch[0]} C{ch[1]}"
+    return f"ch {ch}"
+
+
+# ---------------------------------------------------------------------------------------------------- the layer
+def board_layer(game: Any, lay: Layout, *, printed: bool = False, channels: Mapping[str, str] | None = None,
+                drill: str | None = None, only: set[str] | None = None) -> str:
+    """The board's lines and stations as SVG elements (no <svg> around them).
+
+    ``printed`` adds presentation attributes for paper (the screen uses the page's CSS classes, as a Content
+    Security Policy forbids inline styles), kind names in English and Chinese, and ``channels`` (station -> text).
+    ``drill`` is ``"reed"`` or ``"tag"`` for drill marks under each station. ``only`` limits the stations drawn.
+    """
+    p = lay.pitch
+    out: list[str] = ['<g class="lines">']
+    line_kinds = sorted({ln.kind for ln in game.lines})
+    for ln in game.lines:
+        pts = " ".join(f"{_n(lay.points[s][0])},{_n(lay.points[s][1])}" for s in ln.stations)
+        attrs = _line_attrs(ln.kind, line_kinds, p) if printed else ""
+        out.append(f'<polyline class="line line-{_cls(ln.kind)}" points="{pts}"{attrs}/>')
+    out.append("</g>")
+    out.append('<g class="stations">')
+    plain = background_kind(game)
+    for s in game.stations:
+        if only is not None and s.id not in only:
+            continue
+        x, y = lay.points[s.id]
+        sk = game.station_kinds.get(s.kind)
+        out.append(f'<g class="station kind-{_cls(s.kind)}" data-station={quoteattr(s.id)} data-x="{_n(x)}" data-y="{_n(y)}" '
+                   f'transform="translate({_n(x)},{_n(y)})">')
+        fill = f' fill="{_PRINT_FILL.get(s.kind, "#ffffff")}" stroke="#333333" stroke-width="{_n(p * 0.012)}"' if printed else ""
+        if sk is not None and not sk.passable:
+            out.append(f'<rect class="mark" x="{_n(-p / 2)}" y="{_n(-p / 2)}" width="{_n(p)}" height="{_n(p)}"{fill}/>')
+        elif sk is not None and sk.shelter:
+            out.append(f'<circle class="mark" r="{_n(p * 0.367)}"{fill}/>')
+        elif sk is not None and sk.frozen:
+            out.append(f'<rect class="mark" x="{_n(-p * 0.4)}" y="{_n(-p * 0.3)}" width="{_n(p * 0.8)}" height="{_n(p * 0.6)}" '
+                       f'rx="{_n(p * 0.233)}"{fill}/>')
+        else:
+            out.append(f'<rect class="mark" x="{_n(-p * 0.367)}" y="{_n(-p * 0.267)}" width="{_n(p * 0.733)}" '
+                       f'height="{_n(p * 0.533)}" rx="{_n(p * 0.05)}"{fill}/>')
+        if drill:
+            out.append(_drill_mark(drill, p))
+        if printed:  # inside the mark on paper, under it on screen (as the page's pieces cover the mark)
+            out.append(f'<text class="sid" y="{_n(p * 0.22)}" font-size="{_n(p * 0.12)}" text-anchor="middle" fill="#444444" '
+                       f'font-family="sans-serif">{escape(s.label or s.id)}</text>')
+        else:
+            out.append(f'<text class="sid" y="{_n(p * 0.45)}">{escape(s.label or s.id)}</text>')
+        if printed and s.kind != plain:
+            en, zh = kind_names(game, s.kind)
+            out.append(f'<text class="kind" y="{_n(-p * 0.19)}" font-size="{_n(p * 0.075)}" text-anchor="middle" fill="#333333" '
+                       f'font-family="sans-serif">{escape(en)}</text>')
+            if zh:
+                out.append(f'<text class="kind-zh" y="{_n(-p * 0.07)}" font-size="{_n(p * 0.1)}" text-anchor="middle" '
+                           f'fill="#333333" font-family="Noto Sans CJK SC, Noto Sans CJK TC, sans-serif">{escape(zh)}</text>')
+        if printed and channels is not None and s.id in channels:
+            out.append(f'<text class="channel" x="{_n(-p * 0.47)}" y="{_n(-p * 0.4)}" font-size="{_n(p * 0.075)}" '
+                       f'fill="#a0001c" font-family="monospace">{escape(channels[s.id])}</text>')
+        if not printed:
+            out.append(f'<rect class="hit" x="{_n(-p / 2)}" y="{_n(-p / 2)}" width="{_n(p)}" height="{_n(p)}"/>')
+        out.append("</g>")
+    out.append("</g>")
+    return "".join(out)
+
+
+def _line_attrs(kind: str, kinds: list[str], p: float) -> str:
+    if kind in _PRINT_LINE:
+        colour, width, dash = _PRINT_LINE[kind]
+    else:
+        colour, width, dash = "#555555", 0.5, _OTHER_DASHES[kinds.index(kind) % len(_OTHER_DASHES)]
+    scale = p / DEFAULT_PITCH_MM
+    attrs = f' fill="none" stroke="{colour}" stroke-width="{_n(width * scale)}" stroke-linejoin="round"'
+    if dash:
+        attrs += f' stroke-dasharray="{" ".join(_n(float(d) * scale) for d in dash.split())}"'
+    return attrs
+
+
+def _drill_mark(kind: str, p: float) -> str:
+    """Where the sensor goes under a station: a reed switch off-centre, or a tag reader's antenna centred."""
+    arm = 3.0
+    cross = (f'<path class="drill" d="M{_n(-arm)},0H{_n(arm)}M0,{_n(-arm)}V{_n(arm)}" stroke="#000000" '
+             f'stroke-width="0.2" fill="none"/><circle class="drill" r="1" fill="none" stroke="#000000" stroke-width="0.2"/>')
+    if kind == "reed":
+        length, dia = REED_MM
+        x0 = REED_OFFSET_MM - length / 2
+        return (cross + f'<rect class="drill reed" x="{_n(x0)}" y="{_n(-dia / 2)}" width="{_n(length)}" height="{_n(dia)}" '
+                        f'fill="none" stroke="#0050a0" stroke-width="0.25" stroke-dasharray="1 0.6"/>')
+    return cross + (f'<circle class="drill tag" r="{_n(min(p * 0.3, 15.0))}" fill="none" stroke="#0050a0" stroke-width="0.25" '
+                    f'stroke-dasharray="1 0.6"/>')
+
+
+# ---------------------------------------------------------------------------------------------------- the web page
+SCREEN_PITCH = 60.0
+SCREEN_MARGIN = 40.0
+
+
+def screen_board(game: Any, bottom_side: str | None) -> ScreenBoard:
+    """The web page's static board for a viewer whose side (or the first side) is at the bottom."""
+    lay = layout(game, pitch=SCREEN_PITCH, margin=SCREEN_MARGIN, turns=quarter_turns(game, bottom_side))
+    return ScreenBoard(viewbox=f"0 0 {_n(lay.width)} {_n(lay.height)}", layer=board_layer(game, lay))
+
+
+# ---------------------------------------------------------------------------------------------------- paper
+def default_pitch(profile: Any = None) -> float:
+    """40 mm for reed boards; 60 mm when the profile reads tags, so a reader module fits under each station."""
+    if profile is not None and getattr(profile, "sensing", "reed") in ("rfid", "hybrid"):
+        return RFID_PITCH_MM
+    return DEFAULT_PITCH_MM
+
+
+def page_grid(width: float, height: float, paper: str) -> tuple[str, int, int]:
+    """(orientation, columns, rows) of pages for a board of this size in mm: the orientation needing fewer pages."""
+    best: tuple[int, int, str, int, int] | None = None
+    for rank, orientation in enumerate(("portrait", "landscape")):
+        tw, th = _tile(paper, orientation)
+        cols, rows = _count(width, tw), _count(height, th)
+        key = (cols * rows, rank, orientation, cols, rows)
+        if best is None or key < best:
+            best = key
+    assert best is not None
+    return best[2], best[3], best[4]
+
+
+def _paper(paper: str) -> tuple[float, float]:
+    try:
+        return PAPER_MM[paper.lower()]
+    except KeyError:
+        raise BoardDrawingError(f"paper {paper!r}: expected one of {', '.join(PAPER_MM)}") from None
+
+
+def _sheet(paper: str, orientation: str) -> tuple[float, float]:
+    w, h = _paper(paper)
+    return (h, w) if orientation == "landscape" else (w, h)
+
+
+def _tile(paper: str, orientation: str) -> tuple[float, float]:
+    """The part of the board one page shows (mm): the sheet less its margins and header."""
+    w, h = _sheet(paper, orientation)
+    return w - 2 * PAGE_MARGIN_MM, h - 2 * PAGE_MARGIN_MM - HEADER_MM
+
+
+def _count(length: float, tile: float) -> int:
+    if length <= tile + 1e-6:
+        return 1
+    return math.ceil((length - OVERLAP_MM) / (tile - OVERLAP_MM) - 1e-9)
+
+
+def printable(game: Any, *, profile: Any = None, paper: str = "a4", pitch: float | None = None) -> PrintJob:
+    """The 1:1 printable board: stations, lines, kind names, labels, sensor channels and drill marks, split onto pages."""
+    _paper(paper)
+    if profile is not None and profile.game != game.id:
+        raise BoardDrawingError(f"{profile.file}: game: the profile is for {profile.game!r}, not {game.id!r}")
+    pitch = float(pitch) if pitch is not None else default_pitch(profile)
+    if not PITCH_RANGE_MM[0] <= pitch <= PITCH_RANGE_MM[1]:
+        raise BoardDrawingError(f"pitch {_n(pitch)} mm: expected {_n(PITCH_RANGE_MM[0])} to {_n(PITCH_RANGE_MM[1])} mm between stations")
+    lay = layout(game, pitch=pitch, margin=pitch * 0.75)
+    channels = {s: channel_label(profile, s) for s in profile.stations} if profile is not None else None
+    drill = "reed" if profile is None or profile.sensing == "reed" else "tag"
+    orientation, cols, rows = page_grid(lay.width, lay.height, paper)
+    tw, th = _tile(paper, orientation)
+    seams_x = [(i + 1) * (tw - OVERLAP_MM) + OVERLAP_MM / 2 for i in range(cols - 1)]
+    seams_y = [(j + 1) * (th - OVERLAP_MM) + OVERLAP_MM / 2 for j in range(rows - 1)]
+    marks = _seam_marks(lay, seams_x, seams_y)
+    title = f"{game.name} {game.zh}".strip()
+    source = f"profile {profile.name or profile.file}" if profile is not None else "no profile: no channels"
+    whole = _whole_sheet(game, lay, channels, drill, title, source, marks)
+    pages: list[str] = []
+    if cols * rows > 1:
+        n = cols * rows
+        for j in range(rows):
+            for i in range(cols):
+                x0, y0 = i * (tw - OVERLAP_MM), j * (th - OVERLAP_MM)
+                inside = {s for s, (x, y) in lay.points.items()
+                          if x0 - pitch <= x <= x0 + tw + pitch and y0 - pitch <= y <= y0 + th + pitch}
+                body = board_layer(game, lay, printed=True, channels=channels, drill=drill, only=inside)
+                pages.append(_page(paper, orientation, body + marks, x0, y0, tw, th, title, source,
+                                   f"page {j * cols + i + 1} of {n} (row {j + 1}, column {i + 1})", pitch,
+                                   cut_left=i > 0, cut_top=j > 0))
+    else:
+        body = board_layer(game, lay, printed=True, channels=channels, drill=drill)
+        w, h = lay.width, lay.height
+        pages.append(_page(paper, orientation, body, -(tw - w) / 2, -(th - h) / 2, tw, th, title, source, "page 1 of 1",
+                           pitch, cut_left=False, cut_top=False))
+    return PrintJob(whole=whole, pages=tuple(pages), grid=(orientation, cols, rows), pitch=pitch, paper=paper.lower(),
+                    width_mm=lay.width, height_mm=lay.height)
+
+
+def _seam_marks(lay: Layout, seams_x: list[float], seams_y: list[float]) -> str:
+    """Cut lines where two pages meet, with registration crosses on them (in board coordinates)."""
+    out = ['<g class="alignment">']
+    for x in seams_x:
+        out.append(f'<path class="cut" d="M{_n(x)},0V{_n(lay.height)}" stroke="#888888" stroke-width="0.25" stroke-dasharray="3 2" fill="none"/>')
+        for y in _spread(lay.height):
+            out.append(_cross(x, y))
+    for y in seams_y:
+        out.append(f'<path class="cut" d="M0,{_n(y)}H{_n(lay.width)}" stroke="#888888" stroke-width="0.25" stroke-dasharray="3 2" fill="none"/>')
+        for x in _spread(lay.width):
+            out.append(_cross(x, y))
+    out.append("</g>")
+    return "".join(out)
+
+
+def _spread(length: float) -> list[float]:
+    """Positions for registration marks along a seam: near both ends and about every 60 mm between."""
+    n = max(2, round(length / 60) + 1)
+    return [8 + (length - 16) * k / (n - 1) for k in range(n)]
+
+
+def _cross(x: float, y: float) -> str:
+    return (f'<g class="register" transform="translate({_n(x)},{_n(y)})"><circle r="3" fill="none" stroke="#000000" stroke-width="0.25"/>'
+            '<path d="M-5,0H5M0,-5V5" stroke="#000000" stroke-width="0.25" fill="none"/></g>')
+
+
+def _scale_bar(x: float, y: float) -> str:
+    """A 50 mm bar: measure it to check the page printed at 100 %."""
+    return (f'<g class="scale" transform="translate({_n(x)},{_n(y)})"><path d="M0,0V-2M0,-1H50M50,0V-2M10,-1.8V-1M20,-1.8V-1'
+            f'M30,-1.8V-1M40,-1.8V-1" stroke="#000000" stroke-width="0.3" fill="none"/>'
+            '<text x="25" y="-2.6" font-size="2.4" text-anchor="middle" font-family="sans-serif">50 mm at 100 %</text></g>')
+
+
+def _svg_open(width: float, height: float, title: str) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(width)}mm" height="{_n(height)}mm" '
+            f'viewBox="0 0 {_n(width)} {_n(height)}"><title>{escape(title)}</title>')
+
+
+def _page(paper: str, orientation: str, body: str, x0: float, y0: float, tw: float, th: float, title: str, source: str,
+          which: str, pitch: float, *, cut_left: bool, cut_top: bool) -> str:
+    w, h = _sheet(paper, orientation)
+    m, top = PAGE_MARGIN_MM, PAGE_MARGIN_MM + HEADER_MM
+    hint = []
+    if cut_left:
+        hint.append("cut the left edge")
+    if cut_top:
+        hint.append("cut the top edge")
+    how = (" · " + " and ".join(hint) + " along the dashed line, lay it over its neighbour with the crosses matching") if hint else ""
+    head = (f'<text class="page-title" x="{_n(m)}" y="{_n(m + 3.5)}" font-size="3.4" font-family="Noto Sans CJK SC, sans-serif">'
+            f'FaceDown · {escape(title)} · {escape(which)}</text>'
+            f'<text class="page-note" x="{_n(m)}" y="{_n(m + 7.2)}" font-size="2.4" font-family="sans-serif">'
+            f'{escape(paper.upper() if paper == "a4" else paper.capitalize())} {orientation}, print at 100 % (no fit to page) · '
+            f'pitch {_n(pitch)} mm · {escape(source)}{escape(how)}</text>')
+    return (_svg_open(w, h, f"{title} — {which}") + head + _scale_bar(w - m - 50, m + 7.5)
+            + f'<defs><clipPath id="tile"><rect x="{_n(m)}" y="{_n(top)}" width="{_n(tw)}" height="{_n(th)}"/></clipPath></defs>'
+            + f'<g clip-path="url(#tile)"><g class="board" transform="translate({_n(m - x0)},{_n(top - y0)})">{body}</g></g>'
+            + f'<rect class="tile-edge" x="{_n(m)}" y="{_n(top)}" width="{_n(tw)}" height="{_n(th)}" fill="none" stroke="#cccccc" '
+              f'stroke-width="0.2"/></svg>\n')
+
+
+def _whole_sheet(game: Any, lay: Layout, channels: Mapping[str, str] | None, drill: str, title: str, source: str,
+                 marks: str) -> str:
+    """The whole board on one sheet of its own size (a poster, or the drilling template), with a legend below."""
+    legend, legend_h = _legend(game, lay.width)
+    band = 14.0
+    h = band + lay.height + legend_h
+    body = board_layer(game, lay, printed=True, channels=channels, drill=drill)
+    return (_svg_open(lay.width, h, title)
+            + f'<text class="page-title" x="6" y="6" font-size="4" font-family="Noto Sans CJK SC, sans-serif">FaceDown · {escape(title)}</text>'
+            + f'<text class="page-note" x="6" y="10.5" font-size="2.6" font-family="sans-serif">whole board at 1:1 · pitch '
+              f'{_n(lay.pitch)} mm · {escape(source)}</text>'
+            + _scale_bar(lay.width - 56, 11)
+            + f'<g class="board" transform="translate(0,{_n(band)})">{body}{marks}</g>'
+            + f'<g class="legend" transform="translate(0,{_n(band + lay.height)})">{legend}</g></svg>\n')
+
+
+def _legend(game: Any, width: float) -> tuple[str, float]:
+    """Line kinds and station kinds with their names, in rows under the board."""
+    out: list[str] = []
+    kinds = sorted({ln.kind for ln in game.lines})
+    x, y, row = 6.0, 6.0, 7.0
+    for kind in kinds:
+        if x + 45 > width:
+            x, y = 6.0, y + row
+        out.append(f'<path d="M{_n(x)},{_n(y)}h14"{_line_attrs(kind, kinds, DEFAULT_PITCH_MM)}/>'
+                   f'<text x="{_n(x + 16)}" y="{_n(y + 1)}" font-size="3" font-family="sans-serif">{escape(kind.replace("_", " "))} line</text>')
+        x += 45
+    x, y = 6.0, y + row
+    for kind in sorted({s.kind for s in game.stations}):
+        en, zh = kind_names(game, kind)
+        if x + 45 > width:
+            x, y = 6.0, y + row
+        out.append(f'<rect x="{_n(x)}" y="{_n(y - 2.5)}" width="8" height="5" fill="{_PRINT_FILL.get(kind, "#ffffff")}" stroke="#333333" '
+                   f'stroke-width="0.3"/><text x="{_n(x + 10)}" y="{_n(y + 1)}" font-size="3" font-family="Noto Sans CJK SC, sans-serif">'
+                   f'{escape(en)}{(" " + escape(zh)) if zh else ""}</text>')
+        x += 45
+    return "".join(out), y + row

@@ -1,0 +1,224 @@
+"""The Raspberry Pi's boot-time referee: a systemd unit that runs ``facedown play`` and a udev rule for the scanner.
+
+``render_unit`` and ``render_udev_rule`` are pure; ``install`` writes them under a root directory (``/`` on the Pi,
+a temporary directory in tests), enables the unit the way ``systemctl enable`` does, and on the real root runs
+``systemctl daemon-reload``/``enable`` and reloads udev, printing each command first. ``uninstall`` undoes it.
+``facedown play`` resumes the journal's unfinished game by default, so after a power cut the Pi carries on.
+
+>>> cfg = ServiceConfig(game="luzhanqi", board="gpio", profile="/opt/fd/hardware/profiles/luzhanqi.yaml",
+...                     user="pi", facedown="/opt/fd/.venv/bin/facedown", workdir="/opt/fd")
+>>> "ExecStart=/opt/fd/.venv/bin/facedown play luzhanqi --board gpio" in render_unit(cfg)
+True
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+UNIT_NAME = "facedown.service"
+UNIT_DIR = Path("etc/systemd/system")
+WANTS_DIR = UNIT_DIR / "multi-user.target.wants"
+UDEV_DIR = Path("etc/udev/rules.d")
+UDEV_NAME = "99-facedown-scanner.rules"
+#: The stable name the udev rule gives the scanner.
+SCANNER_LINK = "facedown-scanner"
+#: Raspberry Pi Pico running MicroPython (docs/firmware.md: `mpremote connect list` shows 2e8a:0005).
+PICO_VID, PICO_PID = 0x2E8A, 0x0005
+BOARDS = ("gpio", "serial")
+
+
+class ServiceError(RuntimeError):
+    """Installing or removing the service failed: not root, a bad profile, a command that failed."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceConfig:
+    """What the unit runs: which game on which board with which profile, as which user, from where."""
+
+    game: str
+    board: str
+    profile: str | None
+    user: str
+    facedown: str
+    workdir: str
+    port: str | None = None  # the serial device for --board serial (the udev link), None for GPIO
+    announce: str = "console"
+    web_port: int = 8080
+    usb_vid: int = PICO_VID
+    usb_pid: int = PICO_PID
+
+
+def _quote(arg: str) -> str:
+    """An argument for ExecStart: systemd splits on spaces and honours double quotes like a shell."""
+    if arg and all(c.isalnum() or c in "-_./:=,@+" for c in arg):
+        return arg
+    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def exec_args(cfg: ServiceConfig) -> list[str]:
+    """The command line the unit runs."""
+    args = [cfg.facedown, "play", cfg.game, "--board", cfg.board]
+    if cfg.profile:
+        args += ["--profile", cfg.profile]
+    if cfg.port:
+        args += ["--port-path", cfg.port]
+    args += ["--announce", cfg.announce, "--port", str(cfg.web_port)]
+    return args
+
+
+def render_unit(cfg: ServiceConfig) -> str:
+    """The systemd unit: start at boot once the network is up, run the referee as ``cfg.user``, restart on failure."""
+    if cfg.board not in BOARDS:
+        raise ServiceError(f"--board {cfg.board!r}: expected one of {', '.join(BOARDS)}")
+    lines = [
+        "# Written by `facedown service install`; remove with `facedown service uninstall`.",
+        "[Unit]",
+        f"Description=FaceDown referee ({cfg.game}, {cfg.board} board)",
+        f"Documentation=file://{cfg.workdir}/docs/raspberry-pi.md",
+        "Wants=network-online.target",
+        "After=network-online.target",
+        "StartLimitIntervalSec=0",
+        "",
+        "[Service]",
+        "Type=simple",
+        f"User={cfg.user}",
+        f"WorkingDirectory={cfg.workdir}",
+        "Environment=PYTHONUNBUFFERED=1",
+        *(["Environment=GPIOZERO_PIN_FACTORY=lgpio"] if cfg.board == "gpio" else []),
+        "ExecStart=" + " ".join(_quote(a) for a in exec_args(cfg)),
+        "Restart=on-failure",
+        "RestartSec=3",
+        "KillSignal=SIGTERM",
+        "TimeoutStopSec=10",
+        "",
+        "[Install]",
+        "WantedBy=multi-user.target",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def render_udev_rule(cfg: ServiceConfig) -> str:
+    """The udev rule: the scanner's serial port also appears as /dev/facedown-scanner, readable by group dialout."""
+    return (
+        "# Written by `facedown service install`: a stable name for the FaceDown scanner (a Pico running MicroPython).\n"
+        f'SUBSYSTEM=="tty", ATTRS{{idVendor}}=="{cfg.usb_vid:04x}", ATTRS{{idProduct}}=="{cfg.usb_pid:04x}", '
+        f'SYMLINK+="{SCANNER_LINK}", GROUP="dialout", MODE="0660", TAG+="systemd"\n'
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What install or uninstall does: files to write (path -> text), links to make, files to remove, commands."""
+
+    files: dict[Path, str]
+    links: dict[Path, str]
+    remove: tuple[Path, ...]
+    commands: tuple[tuple[str, ...], ...]
+
+
+def install_plan(cfg: ServiceConfig, root: Path, *, start: bool = False) -> Plan:
+    """The files and commands of an install under ``root``; ``start`` also starts the service now."""
+    unit = root / UNIT_DIR / UNIT_NAME
+    return Plan(
+        files={unit: render_unit(cfg), root / UDEV_DIR / UDEV_NAME: render_udev_rule(cfg)},
+        links={root / WANTS_DIR / UNIT_NAME: f"/{UNIT_DIR / UNIT_NAME}"},
+        remove=(),
+        commands=(("systemctl", "daemon-reload"), ("systemctl", "enable", UNIT_NAME),
+                  ("udevadm", "control", "--reload-rules"), ("udevadm", "trigger", "--subsystem-match=tty"),
+                  *([("systemctl", "restart", UNIT_NAME)] if start else [])),
+    )
+
+
+def uninstall_plan(root: Path) -> Plan:
+    """The files and commands of an uninstall under ``root``."""
+    return Plan(
+        files={},
+        links={},
+        remove=(root / WANTS_DIR / UNIT_NAME, root / UNIT_DIR / UNIT_NAME, root / UDEV_DIR / UDEV_NAME),
+        commands=(("systemctl", "disable", "--now", UNIT_NAME), ("systemctl", "daemon-reload"),
+                  ("udevadm", "control", "--reload-rules")),
+    )
+
+
+Runner = Callable[[Sequence[str]], int]
+
+
+def _run(cmd: Sequence[str]) -> int:
+    try:
+        return subprocess.run(list(cmd), check=False).returncode
+    except FileNotFoundError:
+        raise ServiceError(f"{cmd[0]}: command not found (is this a systemd system such as Raspberry Pi OS?)") from None
+
+
+def _optional(cmd: Sequence[str]) -> bool:
+    """Commands whose failure leaves a working install: udev reloads (a reboot does it) and disabling what is gone."""
+    return cmd[0] == "udevadm" or tuple(cmd[:2]) == ("systemctl", "disable")
+
+
+def apply(plan: Plan, *, real: bool, say: Callable[[str], None] = print, run: Runner = _run,
+          euid: Callable[[], int] = os.geteuid) -> None:
+    """Carry out a plan. ``real``: the target is the running system (needs root; runs the commands); otherwise the
+    commands are only printed, and links are made as ``systemctl enable`` would make them."""
+    if real and euid() != 0:
+        raise ServiceError("writing to /etc and running systemctl needs root: run it with sudo "
+                           "(sudo \"$(command -v facedown)\" service ...), or give --root DIR to render the files into DIR")
+    uninstalling = bool(plan.remove)
+    if uninstalling and real:
+        _commands(plan.commands[:1], say, run, real)
+    for path in plan.remove:
+        if path.is_symlink() or path.exists():
+            say(f"remove {path}")
+            path.unlink()
+    for path, text in plan.files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        say(f"write {path}")
+        path.write_text(text, encoding="utf-8")
+    if not real:
+        for link, target in plan.links.items():
+            link.parent.mkdir(parents=True, exist_ok=True)
+            if link.is_symlink() or link.exists():
+                link.unlink()
+            say(f"link {link} -> {target}")
+            link.symlink_to(target)
+    _commands(plan.commands[1:] if uninstalling and real else plan.commands, say, run, real)
+
+
+def _commands(commands: Sequence[Sequence[str]], say: Callable[[str], None], run: Runner, real: bool) -> None:
+    for cmd in commands:
+        shown = " ".join(shlex.quote(c) for c in cmd)
+        if not real:
+            say(f"skip (not the real root): {shown}")
+            continue
+        say(f"run {shown}")
+        code = run(cmd)
+        if code != 0 and _optional(cmd):
+            say(f"warning: {shown} failed with exit status {code}; a reboot (or replugging the scanner) applies the udev rule")
+        elif code != 0:
+            raise ServiceError(f"{shown} failed with exit status {code}")
+
+
+def facedown_executable() -> str:
+    """The absolute path of this installation's ``facedown`` script (next to the running Python, else on PATH)."""
+    beside = Path(sys.executable).with_name("facedown")
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("facedown")
+    if found:
+        return str(Path(found).resolve())
+    raise ServiceError("cannot find the facedown command: install FaceDown (pip install -e .) into the Python that runs this")
+
+
+def verify_unit(path: Path) -> tuple[bool, str] | None:
+    """``systemd-analyze verify`` on a unit file: (passed, output), or None when the tool is not installed."""
+    tool = shutil.which("systemd-analyze")
+    if tool is None:
+        return None
+    proc = subprocess.run([tool, "verify", str(path)], capture_output=True, text=True, check=False, timeout=60)
+    return proc.returncode == 0, (proc.stdout + proc.stderr).strip()

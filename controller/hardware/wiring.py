@@ -1,0 +1,187 @@
+"""Wiring tables in Markdown, generated from hardware profiles and the scanner's firmware config.
+
+``profile_wiring`` says, for one profile, which stations hang on each reed-matrix row and column and which header
+pin each line goes to (or, for a scanner build, which station is on each channel); ``pico_wiring`` does the same for
+the Pico's pins from ``firmware/config.json``. hardware/README.md carries these tables between marker comments
+(``<!-- generated:NAME -->`` ... ``<!-- /generated -->``); ``refresh_readme`` rewrites them and a test keeps them equal.
+
+>>> from controller.sensing.profile import default_profile
+>>> print(profile_wiring(default_profile("luzhanqi")).splitlines()[4])
+| R0 | GPIO4 | 7 | A0, A1, A2, A3, A4 |
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+#: BCM GPIO number -> physical pin of the Raspberry Pi's 40-pin header.
+PI_HEADER_PIN = {
+    2: 3, 3: 5, 4: 7, 14: 8, 15: 10, 17: 11, 18: 12, 27: 13, 22: 15, 23: 16, 24: 18, 10: 19, 9: 21, 25: 22, 11: 23,
+    8: 24, 7: 26, 0: 27, 1: 28, 5: 29, 6: 31, 12: 32, 13: 33, 19: 35, 16: 36, 26: 37, 20: 38, 21: 40,
+}
+PI_GROUND_PINS = (6, 9, 14, 20, 25, 30, 34, 39)
+#: Pico GPn -> physical pin of the Raspberry Pi Pico (GP23-25 and GP29 are not on the edge pins).
+PICO_PIN = {
+    0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15, 12: 16, 13: 17, 14: 19, 15: 20,
+    16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27, 22: 29, 26: 31, 27: 32, 28: 34,
+}
+PICO_GROUND_PINS = (3, 8, 13, 18, 23, 28, 33, 38)
+
+_BLOCK = re.compile(r"(<!-- generated:(?P<name>[a-z0-9_:-]+) -->\n)(?P<body>.*?)(<!-- /generated -->)", re.S)
+
+
+class WiringError(ValueError):
+    """A wiring table cannot be made (an unknown pin, a block name the generator does not know)."""
+
+
+def header_pin(bcm: int) -> int:
+    """The physical header pin of a BCM GPIO number."""
+    try:
+        return PI_HEADER_PIN[bcm]
+    except KeyError:
+        raise WiringError(f"GPIO{bcm}: not a pin of the Raspberry Pi's 40-pin header (BCM 0-27)") from None
+
+
+def pico_pin(gp: int) -> int:
+    """The physical pin of a Pico GPn number."""
+    try:
+        return PICO_PIN[gp]
+    except KeyError:
+        raise WiringError(f"GP{gp}: not on the Pico's edge pins (GP0-22, GP26-28)") from None
+
+
+def profile_wiring(profile: Any) -> str:
+    """The wiring tables of one hardware profile, as Markdown."""
+    out: list[str] = []
+    if profile.scanner is None:
+        by_row: dict[int, list[str]] = {i: [] for i in range(len(profile.pins.rows))}
+        by_col: dict[int, list[str]] = {i: [] for i in range(len(profile.pins.columns))}
+        for station, (r, c) in profile.channels.items():
+            by_row[r].append(station)
+            by_col[c].append(station)
+        out += ["Rows (the Pi drives one low at a time; diode cathodes here):", "",
+                "| row | BCM | header pin | stations |", "|---|---|---|---|"]
+        out += [f"| R{i} | GPIO{pin} | {header_pin(pin)} | {', '.join(by_row[i]) or '(none)'} |" for i, pin in enumerate(profile.pins.rows)]
+        out += ["", "Columns (inputs with pull-ups; reed switches here):", "",
+                "| column | BCM | header pin | stations |", "|---|---|---|---|"]
+        out += [f"| C{i} | GPIO{pin} | {header_pin(pin)} | {', '.join(by_col[i]) or '(none)'} |" for i, pin in enumerate(profile.pins.columns)]
+    else:
+        sc = profile.scanner
+        vid = f"{sc.usb_vid:04X}" if sc.usb_vid is not None else "2E8A"
+        pid = f"{sc.usb_pid:04X}" if sc.usb_pid is not None else "0005"
+        out += [f"Scanner: {sc.kind.replace('_', ' ')} on a Pico over USB (USB id {vid}:{pid}, "
+                f"{sc.port or '/dev/facedown-scanner'}), {sc.channel_count} channels.", "",
+                "| channels | stations |", "|---|---|"]
+        by_channel = {ch: s for s, ch in profile.channels.items()}
+        for first in range(0, sc.channel_count, 8):
+            chans = range(first, min(first + 8, sc.channel_count))
+            names = [by_channel.get(ch, "-") for ch in chans]
+            out.append(f"| {chans[0]}-{chans[-1]} | {', '.join(names)} |")
+    out += ["", "Buzzer, LEDs and ground on the Pi:", "", "| part | BCM | header pin |", "|---|---|---|"]
+    if profile.pins.buzzer is not None:
+        out.append(f"| buzzer + | GPIO{profile.pins.buzzer} | {header_pin(profile.pins.buzzer)} |")
+    for name, pin in profile.pins.leds.items():
+        out.append(f"| LED {name} (through 330 Ω) | GPIO{pin} | {header_pin(pin)} |")
+    out.append(f"| ground (buzzer −, LED cathodes) | - | {', '.join(str(p) for p in PI_GROUND_PINS)} |")
+    return "\n".join(out) + "\n"
+
+
+def pico_wiring(config: Mapping[str, Any]) -> str:
+    """The Pico's pins for each scanner in ``firmware/config.json``, as Markdown."""
+    rows: list[tuple[str, str, int]] = []
+    m = config.get("matrix")
+    if m:
+        rows += [(f"matrix row R{i} (diode cathodes)", "matrix", gp) for i, gp in enumerate(m["rows"])]
+        rows += [(f"matrix column C{i} (reed switches)", "matrix", gp) for i, gp in enumerate(m["cols"])]
+    s = config.get("shift_register")
+    if s:
+        rows += [("74HC165 PL (load), all chips", "shift_register", s["load"]), ("74HC165 CP (clock), all chips", "shift_register", s["clock"]),
+                 ("74HC165 Q7 of the first chip", "shift_register", s["data"])]
+    r = config.get("rfid")
+    if r:
+        rows += [("MFRC522 SCK, all readers", "rfid", r["sck"]), ("MFRC522 MOSI, all readers", "rfid", r["mosi"]),
+                 ("MFRC522 MISO, all readers", "rfid", r["miso"])]
+        if "cs" in r:
+            rows += [(f"MFRC522 SDA (chip select) of reader {k}", "rfid", gp) for k, gp in enumerate(r["cs"])]
+        if "cs595" in r:
+            c = r["cs595"]
+            rows += [("74HC595 SER (data) of the first chip", "rfid", c["data"]), ("74HC595 SRCLK, all chips", "rfid", c["clock"]),
+                     ("74HC595 RCLK (latch), all chips", "rfid", c["latch"])]
+    out = ["| signal | used by | Pico GP | Pico pin |", "|---|---|---|---|"]
+    out += [f"| {what} | {used} | GP{gp} | {pico_pin(gp)} |" for what, used, gp in rows]
+    out.append(f"| ground | all | - | {', '.join(str(p) for p in PICO_GROUND_PINS)} |")
+    out.append("| 3.3 V out (pull-ups, 74HC chips; not the readers) | all | - | 36 |")
+    return "\n".join(out) + "\n"
+
+
+def firmware_config(path: str | Path | None = None) -> dict[str, Any]:
+    """The scanner's firmware/config.json (of this checkout, unless ``path`` names another)."""
+    import json
+
+    if path is None:
+        import controller
+
+        path = Path(controller.__file__).resolve().parent.parent / "firmware" / "config.json"
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise WiringError(f"{path}: cannot read the firmware config ({exc.strerror})") from None
+    except ValueError as exc:
+        raise WiringError(f"{path}: not valid JSON ({exc})") from None
+
+
+def generators() -> dict[str, Callable[[], str]]:
+    """Every generated block hardware/README.md may hold, by name: one per shipped profile, the Pico, the BOMs."""
+    from controller.sensing.profile import find_profile, profile_ids
+
+    from . import bom
+
+    gens: dict[str, Callable[[], str]] = {f"profile:{pid}": (lambda pid=pid: profile_wiring(find_profile(pid))) for pid in profile_ids()}
+    gens["pico"] = lambda: pico_wiring(firmware_config())
+    gens["bom-totals"] = bom.totals_markdown
+    return gens
+
+
+def refresh_readme(text: str, gens: Mapping[str, Callable[[], str]] | None = None) -> str:
+    """``text`` with every generated block rewritten from its generator (an unknown block name is an error)."""
+    gens = generators() if gens is None else gens
+
+    def fill(m: re.Match[str]) -> str:
+        name = m.group("name")
+        if name not in gens:
+            raise WiringError(f"hardware/README.md: block 'generated:{name}': no such generator; known: {', '.join(sorted(gens))}")
+        return m.group(1) + gens[name]() + m.group(4)
+
+    return _BLOCK.sub(fill, text)
+
+
+PROFILES_END = "### The Pico scanner"
+
+
+def add_profile_sections(text: str) -> str:
+    """``text`` with an (empty) wiring section added before the Pico's for every shipped profile it lacks."""
+    from controller.rules import load_game
+    from controller.sensing.profile import find_profile, profile_ids
+
+    have = readme_blocks(text)
+    missing = [pid for pid in profile_ids() if f"profile:{pid}" not in have]
+    if not missing:
+        return text
+    if PROFILES_END not in text:
+        raise WiringError(f"hardware/README.md: no '{PROFILES_END}' heading to put the wiring of {', '.join(missing)} before")
+    sections = []
+    for pid in missing:
+        prof = find_profile(pid)
+        game = load_game(prof.game)
+        sections.append(f"### {game.name} ({game.zh}) — `hardware/profiles/{pid}.yaml`\n\n{prof.description or prof.name or pid}.\n\n"
+                        f"<!-- generated:profile:{pid} -->\n<!-- /generated -->\n\n")
+    at = text.index(PROFILES_END)
+    return text[:at] + "".join(sections) + text[at:]
+
+
+def readme_blocks(text: str) -> dict[str, str]:
+    """The generated blocks of a README as they stand, by name."""
+    return {m.group("name"): m.group("body") for m in _BLOCK.finditer(text)}

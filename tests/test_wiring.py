@@ -1,0 +1,69 @@
+"""Wiring tables: generated from the profiles and the firmware config, right about header pins, and the copies in
+hardware/README.md equal to the generator's output for every shipped profile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.hardware import wiring
+from controller.sensing.profile import default_profile, find_profile, parse_profile, profile_ids
+
+README = Path(__file__).resolve().parent.parent / "hardware" / "README.md"
+
+
+def test_readme_tables_match_the_generator() -> None:
+    text = README.read_text(encoding="utf-8")
+    blocks = wiring.readme_blocks(text)
+    for pid in profile_ids():
+        assert f"profile:{pid}" in blocks, f"hardware/README.md has no wiring table for profile {pid}: run `facedown bom --sync-docs`"
+    assert "pico" in blocks and "bom-totals" in blocks
+    assert wiring.refresh_readme(text) == text, "hardware/README.md's generated tables are stale: run `facedown bom --sync-docs`"
+
+
+def test_every_station_and_line_is_in_its_profile_table() -> None:
+    for pid in profile_ids():
+        prof = find_profile(pid)
+        table = wiring.profile_wiring(prof)
+        if prof.scanner is None:
+            for i, pin in enumerate(prof.pins.rows):
+                assert f"| R{i} | GPIO{pin} | {wiring.header_pin(pin)} |" in table
+            for i, pin in enumerate(prof.pins.columns):
+                assert f"| C{i} | GPIO{pin} | {wiring.header_pin(pin)} |" in table
+            rows = [ln for ln in table.splitlines() if ln.startswith("| R")]
+            listed = [s for ln in rows for s in ln.split("|")[4].strip().split(", ")]
+            assert sorted(listed) == sorted(prof.stations), f"{pid}: each station on exactly one row"
+
+
+def test_header_pins_are_the_pi_layout() -> None:
+    # spot checks against the 40-pin header: GPIO2 on pin 3, GPIO18 (PWM0) on pin 12, GPIO21 on pin 40
+    assert (wiring.header_pin(2), wiring.header_pin(18), wiring.header_pin(21), wiring.header_pin(26)) == (3, 12, 40, 37)
+    assert len(set(wiring.PI_HEADER_PIN.values())) == 28 and not set(wiring.PI_HEADER_PIN.values()) & set(wiring.PI_GROUND_PINS)
+    assert (wiring.pico_pin(0), wiring.pico_pin(15), wiring.pico_pin(16), wiring.pico_pin(28)) == (1, 20, 21, 34)
+    with pytest.raises(wiring.WiringError, match="GP25"):
+        wiring.pico_pin(25)
+
+
+def test_scanner_profile_lists_channels_by_eight() -> None:
+    stations = default_profile("luzhanqi").stations
+    text = ("format: 1\ngame: luzhanqi\nsensing: rfid\nscanner: {kind: shift_register, channel_count: 64}\npins: {buzzer: 18}\n"
+            "channels:\n" + "".join(f"  {s}: {i}\n" for i, s in enumerate(stations)))
+    table = wiring.profile_wiring(parse_profile(text, "pico.yaml"))
+    assert "| 0-7 | A0, A1, A2, A3, A4, B0, B1, B2 |" in table
+    assert "| 56-63 | L1, L2, L3, L4, -, -, -, - |" in table
+    assert "/dev/facedown-scanner" in table and "| buzzer + | GPIO18 | 12 |" in table
+
+
+def test_pico_table_follows_the_config() -> None:
+    cfg = {"matrix": {"rows": [0, 1], "cols": [2]}, "rfid": {"sck": 18, "mosi": 19, "miso": 16, "cs": [5, 6]}}
+    table = wiring.pico_wiring(cfg)
+    assert "| matrix row R1 (diode cathodes) | matrix | GP1 | 2 |" in table
+    assert "| MFRC522 SDA (chip select) of reader 1 | rfid | GP6 | 9 |" in table
+    with pytest.raises(wiring.WiringError, match="GP24"):
+        wiring.pico_wiring({"matrix": {"rows": [24], "cols": [2]}})
+
+
+def test_unknown_block_is_refused() -> None:
+    with pytest.raises(wiring.WiringError, match="generated:nonsense"):
+        wiring.refresh_readme("<!-- generated:nonsense -->\nx\n<!-- /generated -->\n", {})
