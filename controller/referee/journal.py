@@ -33,7 +33,7 @@ APPLICATION_ID = 0x46444A4E
 SCHEMA_VERSION = 1
 
 KINDS = ("game", "deploy", "move", "illegal", "arbiter", "result")
-ARBITER_ACTIONS = ("pause", "resume", "end", "undo")
+ARBITER_ACTIONS = ("pause", "resume", "end", "undo", "out")
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -148,6 +148,9 @@ def check_event(kind: str, data: Any) -> None:
             if "result" not in data:
                 raise EventError("arbiter event: 'end' needs a 'result' with 'winners' and 'reason'")
             _check_result(kind, data["result"])
+        if action == "out":
+            _need(kind, data, "side", str, "the side the arbiter puts out")
+            _need(kind, data, "reason", str, "a sentence")
     elif kind == "result":
         _check_result(kind, data)
 

@@ -9,6 +9,8 @@ Replay rules, in journal order:
 - ``arbiter`` undo: takes back the last accepted move (and any end of the game recorded after it: the game
   is back in play where it stood before that move). The undone move is dropped, never replayed.
 - ``arbiter`` end: the arbiter's result ends the game (it overrides a result the engine reached).
+- ``arbiter`` out: the arbiter puts a side out of the game (a club's time rule); the engine goes on as after a
+  ruling that knocked it out. An undo takes back the last move together with any side put out after it.
 - ``result``: ends the game if it is still running; if the engine has already ended it, the journaled
   winners must agree with the engine's.
 
@@ -52,7 +54,7 @@ def effective(events: Iterable[Event]) -> list[Event]:
             out.append(ev)
         elif ev.kind == "arbiter":
             action = ev.data.get("action")
-            if action == "end":
+            if action in ("end", "out"):
                 out.append(ev)
             elif action == "undo":
                 while out and (out[-1].kind == "result" or out[-1].kind == "arbiter"):
@@ -118,6 +120,12 @@ def _step(state: GameState, ev: Event) -> Ruling | None:
             return state.apply((frm, to))
         except RulesError as exc:
             raise ReplayError(ev.seq, f"the engine refuses {side}'s move {frm}-{to}: {exc}") from None
+    if ev.kind == "arbiter" and data.get("action") == "out":
+        try:
+            state.put_out(str(data.get("side")), str(data.get("reason")))
+        except RulesError as exc:
+            raise ReplayError(ev.seq, f"the arbiter cannot put {data.get('side')} out: {exc}") from None
+        return None
     if ev.kind == "arbiter":  # only "end" reaches here
         _end(state, _result(ev.seq, data.get("result")))
         return None

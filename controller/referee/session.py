@@ -285,6 +285,8 @@ class Session:
         if public["notices"]:
             event["notices"] = public["notices"]
         self._publish(event, ruling)
+        for out_side, why in ruling.out if ruling.result is None else ():
+            self._publish(_out_notice(out_side, why, [r for r in ruling.removed if r.owner == out_side]))
         # the board as the players' hands left it, and the board the ruling asks for
         physical = dict(before)
         mover = physical.pop(move.frm)
@@ -353,6 +355,34 @@ class Session:
             self._publish({"event": "game_over", "winner": winners[0] if len(winners) == 1 else None,
                            "winners": list(winners), "reason": reason})
 
+    def put_out(self, side: str, reason: str) -> None:
+        """The arbiter puts ``side`` out of the game (a club's time rule): journaled, then the referee says which
+        stations to clear and whose turn it is. Raises ValueError if the game is not in play or the side is out."""
+        from controller.rules import RulesError
+
+        with self._lock:
+            st = self.state
+            if st.phase != "play":
+                raise ValueError("the game is not in play")
+            try:
+                elim = st.put_out(side, reason)
+            except RulesError as exc:
+                raise ValueError(str(exc)) from None
+            self._journal("arbiter", {"action": "out", "side": side, "reason": reason})
+            for out_side, why in elim.out if elim.result is None else ():
+                self._publish(_out_notice(out_side, why, [r for r in elim.removed if r.owner == out_side]))
+            steps = [{"station": r.station, "do": f"take {_owner_name(r.owner)}'s piece off: it leaves the game"} for r in elim.removed]
+            self._status.fixup_asked = bool(steps)
+            if steps:
+                self._publish({"event": "fixup", "steps": steps, "message": "; ".join(f"{x['station']}: {x['do']}" for x in steps)})
+            if elim.result is not None:
+                self._journal("result", elim.result.to_json())
+                self._publish({"event": "game_over", "winner": elim.result.winners[0] if len(elim.result.winners) == 1 else None,
+                               "winners": list(elim.result.winners), "reason": elim.result.reason})
+            self.recognizer.expect(self.expected_board(), st.turn, involved=frozenset(r.station for r in elim.removed))
+            if self.snapshot is not None:
+                self._handle(self.recognizer.feed(self.snapshot))
+
     def undo(self, rebuild: Callable[[], GameState]) -> None:
         """Take back the last ruling: journaled (never erased); ``rebuild`` replays the journal into a new state."""
         with self._lock:
@@ -366,6 +396,13 @@ class Session:
 
 def _owner_name(side: str) -> str:
     return side.capitalize()
+
+
+def _out_notice(side: str, why: str, removed: list[Any]) -> dict[str, Any]:
+    """The public notice that a side is out (the game goes on); its pieces' stations, never their kinds."""
+    stations = sorted(r.station for r in removed)
+    clear = ": its pieces leave the board" if stations else ""
+    return {"event": "notice", "message": f"{_owner_name(side)} is out ({why}){clear}", "out": side, "reason": why, "clear": stations}
 
 
 def _mismatch_message(diffs: tuple) -> str:
