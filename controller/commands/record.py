@@ -28,7 +28,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     export = rec.add_parser("export", parents=[common], help="a readable record of a game (ranks only after it ended)")
     export.add_argument("id", type=int, help="game id (see `facedown record list`)")
     export.add_argument("--out", metavar="FILE", help="write the record to FILE instead of standard output")
+    export.add_argument("--format", choices=["text", "gravon"], default="text",
+                        help="text: a readable record; gravon: a Gravon Stratego XML file (finished Stratego games)")
     export.set_defaults(func=run_export)
+    imp = rec.add_parser("import", parents=[common], help="replay Gravon Stratego XML files and journal them as finished games")
+    imp.add_argument("files", nargs="+", metavar="FILE", help="Gravon XML file(s) (strados2 format)")
+    imp.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="house-rule option for the replay")
+    imp.set_defaults(func=run_import)
 
 
 # ---------------------------------------------------------------------- helpers
@@ -173,12 +179,20 @@ def run_show(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from controller.records import RecordError
     from controller.referee.journal import JournalError, default_path
     from controller.referee.replay import ReplayError
 
     try:
         summary, events = _load(args)
-        text = export_text(summary, events)
+        if getattr(args, "format", "text") == "gravon":
+            from controller.records.gravon import export_game, format_game
+
+            text = format_game(export_game(events, summary.id))
+        else:
+            text = export_text(summary, events)
+    except RecordError as exc:
+        return _fail(f"{args.journal or default_path()}: {exc}")
     except (JournalError, ReplayError) as exc:
         return _fail(f"{args.journal or default_path()}: game {args.id}: {exc}" if isinstance(exc, ReplayError) else exc)
     if args.out is None:
@@ -194,3 +208,26 @@ def run_export(args: argparse.Namespace) -> int:
         return _fail(f"cannot write {out}: {exc.strerror}")
     print(f"wrote game {summary.id} to {out}", file=sys.stderr)
     return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """Replay each Gravon file through the engine and journal it; a file that does not replay is refused, with the
+    move number and why, and nothing of it is written."""
+    from controller.commands.rules import parse_options
+    from controller.records import RecordError
+    from controller.records.gravon import import_game, read, result_of
+    from controller.referee.journal import Journal, default_path
+
+    options = parse_options(args.option)
+    failed = 0
+    with Journal(args.journal or default_path()) as journal:
+        for name in args.files:
+            try:
+                record = read(name)
+                gid = import_game(journal, record, options)
+            except RecordError as exc:
+                print(f"facedown: not imported: {exc}", file=sys.stderr)
+                failed += 1
+                continue
+            print(f"{gid:>5}  {name}: {record.game}, {len(record.moves)} moves, {result_text(result_of(record))}")
+    return 2 if failed else 0

@@ -1,0 +1,113 @@
+"""Real games through the referee: every Gravon Stratego game (../shared/corpus/gravon-stratego) replayed
+
+1. through the rules engine alone (``controller.records.gravon.replay``: every move judged, result checked), and
+2. through the full physical path: each recorded move rendered as the lift / place sensor events a player would
+   make at the table (attacker lifted, defender lifted, attacker placed, then the fix-ups the ruling asks for),
+   fed to ``facedown script`` (``run_script``: simulated board, debouncing, recognizer, session, rules engine).
+
+Run: ``python benchmarks/replay.py [--corpus DIR] [--repeat N]``. Prints moves per second for each path; the physical
+path also checks that the session ruled every move as the engine did and reached the recorded result. Figures are
+wall-clock on this machine (``time.perf_counter``); nothing is asserted about time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from controller.commands.script import run_script  # noqa: E402
+from controller.records import gravon  # noqa: E402
+from controller.rules import new_game  # noqa: E402
+
+SETTLE_MS = 30
+
+
+def script_lines(record: gravon.GravonGame) -> tuple[list[str], int]:
+    """The record as `facedown script` lines, and how many moves the engine judged while rendering it."""
+    state = new_game(record.game)
+    lines: list[dict[str, Any]] = []
+    for side, placement in gravon.placements(record).items():
+        lines.append({"setup": side, "pieces": placement})
+        state.deploy(side, placement)
+    lines.append({"tick_ms": SETTLE_MS + 10})
+
+    def act(kind: str, station: str) -> None:
+        lines.append({kind: station})
+        lines.append({"tick_ms": SETTLE_MS + 5})
+
+    for frm, to in record.moves:
+        before = {s: p.uid for s, p in state.board.items()}
+        attack = to in state.board
+        state.apply((frm, to))
+        act("lift", frm)
+        if attack:
+            act("lift", to)
+        act("place", to)
+        # fix-ups: make the table match the engine's board (the attacker stands on `to` until told otherwise)
+        physical = dict(before)
+        physical[to] = physical.pop(frm)
+        after = {s: p.uid for s, p in state.board.items()}
+        changed = sorted(s for s in set(physical) | set(after) if physical.get(s) != after.get(s))
+        for s in changed:
+            if s in physical:
+                act("lift", s)
+        for s in changed:
+            if s in after:
+                act("place", s)
+    return [json.dumps(x) for x in lines], state.ply
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "gravon-stratego"))
+    ap.add_argument("--repeat", type=int, default=3, help="engine-path repetitions (the best is reported)")
+    args = ap.parse_args()
+    paths = sorted((Path(args.corpus) / "games").glob("*.xml"))
+    if not paths:
+        print(f"no Gravon games under {args.corpus}", file=sys.stderr)
+        return 2
+    records = [gravon.read(p) for p in paths]
+    moves = sum(len(r.moves) for r in records)
+    print(f"{len(records)} Gravon games, {moves} moves; Python {platform.python_version()} on {platform.machine()}")
+
+    best = float("inf")
+    for _ in range(max(1, args.repeat)):
+        t0 = time.perf_counter()
+        for r in records:
+            gravon.replay(r)
+        best = min(best, time.perf_counter() - t0)
+    print(f"engine   : {moves / best:10.0f} moves/s  ({best:.2f} s for all games, best of {args.repeat})")
+
+    rendered = [script_lines(r) for r in records]
+    events = sum(len(lines) for lines, _ in rendered)
+    t0 = time.perf_counter()
+    ruled = 0
+    mismatched = []
+    for r, (lines, judged) in zip(records, rendered, strict=True):
+        out = io.StringIO()
+        run_script(r.game, lines, out, settle_ms=SETTLE_MS)
+        published = [json.loads(x) for x in out.getvalue().splitlines()]
+        moved = [e for e in published if e.get("event") in ("move", "attack")]
+        ruled += len(moved)
+        over = [e for e in published if e.get("event") == "game_over"]
+        if len(moved) != judged or any(e.get("event") in ("mismatch", "illegal") for e in published) or (r.result_type in (0, 1)) != bool(over):
+            mismatched.append(r.file)
+    took = time.perf_counter() - t0
+    print(f"physical : {ruled / took:10.0f} moves/s  ({took:.2f} s; {events} script lines, {events / took:.0f} lines/s)")
+    if mismatched:
+        print(f"physical path disagreed with the engine on: {', '.join(Path(m).name for m in mismatched)}")
+        return 1
+    print("physical path: every move ruled as the engine did, every recorded flag capture / no-move result reached")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

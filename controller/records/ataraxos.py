@@ -1,0 +1,152 @@
+"""Readers for the Ataraxos test data (github.com/StrategoAI/ataraxos, MIT): human Stratego setups (``*.dat``) and
+rule-edge-case games (``*.txt``). Formats as the corpus README describes them; nothing of Ataraxos's code is used.
+
+Setup lines: 40 Gravon letters for Red (``B``..``M``, ``A`` empty), the Gravon setup string written backwards, so
+the reversed line reads back row first, column a first. Game files: line 1 the whole board (Gravon letters, ``a``
+empty, ``_`` lake, square ``10*row + column``), then one move number (0..1799) per line, Red first.
+
+>>> human_setup("AAAAALAAKAAAAAAEAACADAAAAAAAABDAAAAAAAAM")["a1"]
+'flag'
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import RecordError
+from .gravon import BLUE_LETTERS, FILES, LAKE, LAKES, PIECES, RED_LETTERS
+
+EMPTY = "A"
+_RED = dict(zip(RED_LETTERS, PIECES, strict=True))
+_BLUE = dict(zip(BLUE_LETTERS, PIECES, strict=True))
+#: Which game each setup file is for.
+SETUP_FILES = {"classic": ("classic_human_setups.dat", "stratego"), "barrage": ("barrage_human_setups.dat", "stratego_barrage")}
+
+
+def station(index: int) -> str:
+    """Square ``10*row + column`` (row 0 is Red's back row) as a FaceDown station: 0 -> a1, 99 -> j10."""
+    return f"{FILES[index % 10]}{index // 10 + 1}"
+
+
+def human_setup(line: str, where: str = "setup") -> dict[str, str]:
+    """Red's deployment {station: piece id} from one 40-letter setup line; RecordError names the bad character's square."""
+    text = line.strip()
+    if len(text) != 40:
+        raise RecordError(f"{where}: expected 40 letters, got {len(text)}")
+    out: dict[str, str] = {}
+    for i, ch in enumerate(reversed(text)):
+        if ch == EMPTY:
+            continue
+        if ch not in _RED:
+            col = 39 - i  # position in the line as written, counting from 0
+            raise RecordError(f"{where}: character {col + 1} ({station(i)}): unknown piece letter {ch!r} (Red letters {RED_LETTERS}, empty {EMPTY})")
+        out[station(i)] = _RED[ch]
+    return out
+
+
+def as_blue(red: dict[str, str]) -> dict[str, str]:
+    """The same deployment for Blue, turned half a turn so it looks the same from Blue's side of the table."""
+    out = {}
+    for st, piece in red.items():
+        col, row = FILES.index(st[0]), int(st[1:])
+        out[f"{FILES[9 - col]}{11 - row}"] = piece
+    return out
+
+
+def setups_path(corpus: Path, kind: str) -> Path:
+    """The setups file of ``kind`` (classic or barrage) under the Ataraxos corpus folder."""
+    if kind not in SETUP_FILES:
+        raise RecordError(f"no human setups of kind {kind!r}; kinds are {', '.join(SETUP_FILES)}")
+    return corpus / "human_setups" / SETUP_FILES[kind][0]
+
+
+def read_setups(path: str | Path) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line number, Red deployment) for every setup line of a ``*.dat`` file; comment lines (``#``) are skipped."""
+    path = Path(path)
+    try:
+        handle = path.open(encoding="ascii")
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read it ({exc.strerror})") from None
+    with handle:
+        try:
+            for n, line in enumerate(handle, 1):
+                if line.strip() and not line.startswith("#"):
+                    yield n, human_setup(line, f"{path}: line {n}")
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"{path}: not a setups file (byte {exc.start} is not ASCII)") from None
+
+
+def setup_lines(path: str | Path) -> list[tuple[int, str]]:
+    """(line number, raw 40-letter line) for every setup of a file, unparsed (fast sampling)."""
+    try:
+        text = Path(path).read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"{path}: cannot read it as a setups file ({exc})") from None
+    return [(n, ln.strip()) for n, ln in enumerate(text.splitlines(), 1) if ln.strip() and not ln.startswith("#")]
+
+
+def sample_setups(path: str | Path, count: int, rng: random.Random) -> list[tuple[int, dict[str, str]]]:
+    """``count`` setups drawn at random (without repeats) from a file, each with its line number."""
+    lines = [(n, text) for n, text in setup_lines(path) if len(text) == 40]  # the Barrage file ends with a stray "]"
+    chosen = rng.sample(lines, min(count, len(lines)))
+    return [(n, human_setup(text, f"{path}: line {n}")) for n, text in sorted(chosen)]
+
+
+# ---------------------------------------------------------------------- games
+@dataclass
+class ChaseGame:
+    """One Ataraxos game file: both deployments and the moves as FaceDown stations, Red first."""
+
+    file: str
+    deployments: dict[str, dict[str, str]]
+    moves: list[tuple[str, str]]
+
+
+def decode_move(number: int, blue: bool) -> tuple[int, int]:
+    """(from square, to square) of an Ataraxos move number for the side to move (Blue's moves are written from its side)."""
+    if not 0 <= number < 1800:
+        raise ValueError(f"move number {number} is outside 0-1799")
+    frm, k = number % 100, number // 100
+    row, col = divmod(frm, 10)
+    if k < 9:
+        to = (k if k < row else k + 1) * 10 + col
+    else:
+        j = k - 9
+        to = row * 10 + (j if j < col else j + 1)
+    return (99 - frm, 99 - to) if blue else (frm, to)
+
+
+def read_game(path: str | Path) -> ChaseGame:
+    """Read one game file; RecordError names the line of a bad board character or move."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="ascii").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"{path}: cannot read it as a game file ({exc})") from None
+    if not lines or len(lines[0].strip()) != 100:
+        raise RecordError(f"{path}: line 1: expected the 100-character board")
+    deployments: dict[str, dict[str, str]] = {"red": {}, "blue": {}}
+    for i, ch in enumerate(lines[0].strip()):
+        st = station(i)
+        if st in LAKES:
+            if ch != LAKE:
+                raise RecordError(f"{path}: line 1, character {i + 1} ({st}): a lake must be '_', got {ch!r}")
+        elif ch in _RED:
+            deployments["red"][st] = _RED[ch]
+        elif ch in _BLUE:
+            deployments["blue"][st] = _BLUE[ch]
+        elif ch != "a":
+            raise RecordError(f"{path}: line 1, character {i + 1} ({st}): unknown piece letter {ch!r}")
+    moves = []
+    for n, raw in enumerate(lines[1:], 2):
+        if not raw.strip():
+            continue
+        try:
+            frm, to = decode_move(int(raw), blue=len(moves) % 2 == 1)
+        except ValueError as exc:
+            raise RecordError(f"{path}: line {n}: not a move number ({exc})") from None
+        moves.append((station(frm), station(to)))
+    return ChaseGame(str(path), deployments, moves)
