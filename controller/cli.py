@@ -13,6 +13,7 @@ COMMANDS = [
     "play",
     "script",
     "record",
+    "setups",
     "tags",
     "hw_test",
     "bom",
