@@ -67,9 +67,12 @@ def make_board(kind: str, game_id: str, profile: Any, serial_port: str | None) -
         from controller.sensing.gpio_matrix import GpioMatrixBoard
 
         return GpioMatrixBoard(profile)
-    from controller.sensing import serial_link
+    from controller.sensing.serial_link import SerialScannerBoard
 
-    return serial_link.board_from_profile(profile, port=serial_port)
+    sc = profile.scanner
+    if sc is None:
+        raise SystemExit(f"facedown play: {profile.file} has no scanner section: use --board gpio, or a scanner profile for --board serial")
+    return SerialScannerBoard(profile.stations, profile.channels, port=serial_port or sc.port, vid=sc.usb_vid, pid=sc.usb_pid)
 
 
 def run(args: argparse.Namespace) -> int:
