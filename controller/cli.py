@@ -11,6 +11,7 @@ COMMANDS = [
     "games",
     "rules",
     "play",
+    "club",
     "script",
     "record",
     "setups",

@@ -93,6 +93,8 @@ def state_for(table: Any, role: str) -> dict[str, Any]:
         "board_kind": table.board_kind,
         "sim": table.board_kind == "sim" and hasattr(table.board, "toggle"),
         "has_journal": table.journal is not None and table.game_id is not None,
+        # the game clock, when the club plays on one: each side's time left and whose is running (public)
+        "clock": table.clock.to_json() if getattr(table, "clock", None) is not None else None,
     }
     if role in game.sides and status["phase"] == "setup":
         out["setup"] = {

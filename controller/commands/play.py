@@ -31,7 +31,42 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="0.0.0.0", help="web address to listen on (default all interfaces, so phones can join)")
     p.add_argument("--port", type=int, default=8080, help="web port (default 8080)")
     p.add_argument("--ready-file", help=argparse.SUPPRESS)
+    club = p.add_argument_group("club play (a club dashboard over MQTT, game clocks)")
+    club.add_argument("--club", metavar="URL", help="publish this table to the club broker, mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+    club.add_argument("--table", metavar="NAME", help="this table's name on the club dashboard (letters, digits, - and _)")
+    club.add_argument("--club-user", metavar="USER", help="broker user name; the password comes from --club-password-file or $FACEDOWN_CLUB_PASSWORD")
+    club.add_argument("--club-password-file", metavar="FILE", help="file whose first line is the broker password")
+    club.add_argument("--club-ca", metavar="FILE", help="CA certificate that signed the broker's TLS certificate (mqtts://)")
+    club.add_argument("--player", action="append", default=[], metavar="SIDE=NAME", help="a player's name, for the dashboard and standings")
+    club.add_argument("--clock", metavar="CONTROL", help="game clock: MINUTES+INCREMENT (e.g. 15+10), 90s+5, or move:SECONDS (e.g. move:60)")
+    club.add_argument("--flag-rule", choices=("loses", "draw"), default="loses", help="when a side's time runs out: it loses (default) or the game is drawn")
     p.set_defaults(func=run)
+
+
+def club_options(args: argparse.Namespace) -> tuple[Any, Any, dict[str, str]]:
+    """The broker, time control and player names the command line asks for, each checked with a clear message."""
+    from controller.club.broker import ClubError, check_table_name, parse_broker
+    from controller.club.clock import ClockError, parse_time_control
+
+    players: dict[str, str] = {}
+    for item in getattr(args, "player", []) or []:
+        side, sep, name = item.partition("=")
+        if not sep or not side.strip() or not name.strip():
+            raise SystemExit(f"facedown play: --player {item!r}: expected SIDE=NAME, e.g. red=Alice")
+        players[side.strip()] = name.strip()[:60]
+    try:
+        broker = None
+        if getattr(args, "club", None):
+            if not args.table:
+                raise ClubError("--club needs --table NAME, the table's name on the dashboard")
+            check_table_name(args.table)
+            broker = parse_broker(args.club, username=args.club_user, password_file=args.club_password_file, ca_file=args.club_ca)
+        elif getattr(args, "table", None) or getattr(args, "club_user", None):
+            raise ClubError("--table and --club-user only mean something with --club mqtt://HOST")
+        control = parse_time_control(args.clock) if getattr(args, "clock", None) else None
+    except (ClubError, ClockError) as exc:
+        raise SystemExit(f"facedown play: {exc}") from None
+    return broker, control, players
 
 
 def read_setup_file(path: str) -> dict[str, str]:
@@ -87,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
         profile = load_profile(args.profile) if args.profile else default_profile(args.game or "stratego")
     game_id = args.game or (profile.game if profile is not None else "stratego")
     options = parse_options(args.option)
+    broker, control, players = club_options(args)
     board = make_board(args.board, game_id, profile, args.serial_port)
     use_tags = getattr(profile, "sensing", "reed") in ("rfid", "hybrid")
     tag_pieces = None
@@ -98,7 +134,14 @@ def run(args: argparse.Namespace) -> int:
             raise SystemExit(f"facedown play: no RFID tags enrolled for {game_id} ({tagmap.path}): run `facedown tags enroll {game_id}` first")
         tag_pieces = {uid: (e.side, e.piece) for uid, e in tagmap.entries.items()}
     table = open_table(game_id, board=board, board_kind=args.board, journal_path=args.journal, options=options,
-                       resume=not args.new, profile=profile, use_tags=use_tags, tag_pieces=tag_pieces)
+                       resume=not args.new, profile=profile, use_tags=use_tags, tag_pieces=tag_pieces, seats=players)
+    unknown = sorted(set(players) - set(table.game.sides))
+    if unknown:
+        raise SystemExit(f"facedown play: --player names unknown side(s) {', '.join(unknown)}; sides are {', '.join(table.game.sides)}")
+    if control is not None:
+        from controller.club.keeper import ClockKeeper
+
+        table.clock = ClockKeeper(table.session, control, flag_rule=args.flag_rule)
     names = [n.strip() for n in args.announce.split(",") if n.strip() and n.strip() != "none"]
     if names:
         from controller.announce import make_announcers
@@ -138,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     server = None
+    bus = None
     try:
         if not args.no_web:
             from web_referee.server import WebServer
@@ -145,6 +189,13 @@ def run(args: argparse.Namespace) -> int:
             server = WebServer(table, host=args.host, port=args.port)
             server.start()
             server.print_links(sys.stdout)
+        if broker is not None:
+            from controller.club.bus import TableBus
+
+            bus = TableBus(table, broker, args.table, players=players, clock=table.clock,
+                           web=server.base_url() + "/" if server is not None else None)
+            bus.start()
+            print(f"Publishing table {args.table} to the club broker {broker.url()}", flush=True)
         if args.ready_file:
             Path(args.ready_file).write_text("ready\n")
         while not stop.wait(0.5):
@@ -158,5 +209,7 @@ def run(args: argparse.Namespace) -> int:
             demo.stop()
         if server is not None:
             server.stop()
+        if bus is not None:
+            bus.stop()
         table.stop()
     return 0

@@ -106,6 +106,12 @@ class Session:
         with self._lock:
             return self.log[max(seq, 0):]
 
+    def notice(self, message: str, **extra: Any) -> Published:
+        """Publish a public notice (a clock running low...): announcers say it, pages show it, the club bus carries it.
+        ``extra`` must be public too (the notice goes to everyone)."""
+        with self._lock:
+            return self._publish({"event": "notice", "message": message, **extra})
+
     def _publish(self, public: dict[str, Any], ruling: Ruling | None = None, audience: tuple[str, ...] = ()) -> Published:
         event = Published(len(self.log) + 1, public, ruling, audience)
         self.log.append(event)

@@ -56,6 +56,7 @@ class Table:
     board_kind: str = "sim"
     profile: Any = None
     announcers: list[Any] = field(default_factory=list)
+    clock: Any = None  # a club ClockKeeper when the game is played on the clock (pages show it)
     _thread: threading.Thread | None = None
 
     @property
@@ -95,8 +96,12 @@ class Table:
         self.session.on_snapshot(self.board.current())
         self._thread = threading.Thread(target=self.board.run, args=(self.session.on_snapshot,), name="facedown-board", daemon=True)
         self._thread.start()
+        if self.clock is not None:
+            self.clock.start()
 
     def stop(self) -> None:
+        if self.clock is not None:
+            self.clock.stop()
         self.board.stop()
         if self._thread is not None:
             self._thread.join(timeout=2)

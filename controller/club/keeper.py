@@ -1,0 +1,111 @@
+"""Keeps a table's game clock: follows the session's events (start, each ruling, pause, undo, game over) and ticks
+in a background thread, saying low time aloud as a public notice and ending the game by the club's rule when a
+flag falls. The clock itself (``clock.GameClock``) is pure; this is the only place that reads the time."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from controller.referee.session import Published, Session
+
+from .clock import ClockError, GameClock, TimeControl, amount_words
+
+log = logging.getLogger(__name__)
+
+FLAG_RULES = ("loses", "draw")
+
+
+class ClockKeeper:
+    """One table's clock, kept in step with its session. ``flag_rule``: ``loses`` (the side whose time runs out loses)
+    or ``draw``."""
+
+    def __init__(self, session: Session, control: TimeControl, *, flag_rule: str = "loses", tick_s: float = 0.1,
+                 now: Callable[[], float] = time.monotonic) -> None:
+        if flag_rule not in FLAG_RULES:
+            raise ClockError(f"flag rule {flag_rule!r}: expected one of {', '.join(FLAG_RULES)}")
+        self.session = session
+        self.flag_rule = flag_rule
+        self.tick_s = tick_s
+        self.now = now
+        self.clock = GameClock(control, tuple(session.game.sides))
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        with session.lock:
+            st = session.state
+            if st.phase == "play" and st.turn is not None and st.ply > 0:
+                self.clock.start(st.turn, now())  # a resumed game: the side to move's time runs again
+            if st.phase == "over":
+                self.clock.stop(now())
+            session.subscribe(self.on_event)
+
+    # ------------------------------------------------------------------ the session's thread
+    def on_event(self, ev: Published) -> None:
+        """Move the clock with the game (called by the session, with its lock held)."""
+        kind = ev.public.get("event")
+        now = self.now()
+        with self._lock:
+            c = self.clock
+            if kind in ("start", "turn") and c.running is None and ev.public.get("player"):
+                c.start(ev.public["player"], now)
+            elif kind in ("move", "attack") and ev.ruling is not None:
+                nxt = self.session.state.turn if self.session.state.phase == "play" else None
+                if nxt is not None:
+                    c.switch(ev.ruling.side, nxt, now)
+            elif kind == "undo" and ev.public.get("turn"):
+                c.switch(None, ev.public["turn"], now)
+            elif kind == "paused":
+                c.pause(now)
+            elif kind == "resumed":
+                c.resume(now)
+            elif kind == "game_over":
+                c.stop(now)
+
+    def to_json(self) -> dict[str, Any]:
+        with self._lock:
+            return self.clock.to_json(self.now())
+
+    # ------------------------------------------------------------------ the ticking thread
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="facedown-clock", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+
+    def tick(self) -> None:
+        """Look at the clock once: say newly crossed low-time thresholds, end the game if a flag fell."""
+        session = self.session
+        with session.lock:  # the session's lock first, then the clock's: the order the session's thread uses
+            with self._lock:
+                now = self.now()
+                flagged = self.clock.flag(now)
+                warnings = [] if flagged else self.clock.warnings(now)
+                if flagged:
+                    self.clock.stop(now)
+            for side, threshold in warnings:
+                session.notice(f"{side.capitalize()}: {amount_words(threshold)} left on the clock", clock=side, left_s=threshold)
+            if flagged and session.state.phase == "play":
+                session.end(self.winners_after_flag(flagged), f"{flagged.capitalize()}'s time ran out")
+
+    def winners_after_flag(self, flagged: str) -> tuple[str, ...]:
+        """Who wins when ``flagged``'s time runs out, by the club's rule (allies of the flagged side lose with it)."""
+        if self.flag_rule == "draw":
+            return ()
+        game = self.session.game
+        losers = {flagged} | {o for g in game.alliances if flagged in g for o in g}
+        return tuple(s for s in game.sides if s not in losers)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.tick_s):
+            try:
+                self.tick()
+            except Exception:  # a clock fault must never stop the referee
+                log.exception("the game clock failed")

@@ -1,0 +1,123 @@
+"""Helpers for the club tests: a real Mosquitto broker on a free loopback port with a generated config file (never
+the system service), restartable on the same port, and a paho subscriber that records everything it hears.
+Tests that need Mosquitto fail when $CI is set and it is missing, and skip otherwise."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def need_mosquitto() -> str:
+    exe = shutil.which("mosquitto") or next((p for p in ("/usr/sbin/mosquitto", "/sbin/mosquitto") if os.path.exists(p)), None)
+    if exe is None:
+        msg = "mosquitto is not installed (apt-get install -y mosquitto)"
+        if os.environ.get("CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    try:
+        import paho.mqtt  # noqa: F401
+    except ImportError:
+        msg = "paho-mqtt is not installed (pip install 'paho-mqtt>=2')"
+        if os.environ.get("CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return exe
+
+
+class Mosquitto:
+    """A broker of our own on 127.0.0.1:port, with retained messages kept only in memory (a restart loses them)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.exe = need_mosquitto()
+        self.port = free_port()
+        self.conf = directory / "mosquitto.conf"
+        self.conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+                             f"log_dest file {directory / 'mosquitto.log'}\n")
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen([self.exe, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"mosquitto exited: {self.proc.stderr.read().decode() if self.proc.stderr else ''}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("mosquitto did not start listening")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=5)
+        self.proc = None
+
+
+class Recorder:
+    """A paho subscriber to everything under facedown/: every (topic, payload, retained) it hears, in order."""
+
+    def __init__(self, port: int) -> None:
+        import paho.mqtt.client as mqtt
+
+        self.messages: list[tuple[str, Any, bool]] = []
+        self.lock = threading.Lock()
+        self.ready = threading.Event()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"recorder-{port}-{time.monotonic_ns()}")
+        self.client.on_connect = lambda c, u, f, rc, p: (c.subscribe("facedown/#", qos=1), self.ready.set())
+        self.client.on_message = self._on_message
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+        assert self.ready.wait(5)
+
+    def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
+        with self.lock:
+            self.messages.append((msg.topic, json.loads(msg.payload) if msg.payload else None, bool(msg.retain)))
+
+    def stop(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def wait_for(cond: Any, timeout: float = 10.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_broker_starts_and_restarts_on_the_same_port(tmp_path: Path) -> None:
+    b = Mosquitto(tmp_path)
+    b.start()
+    try:
+        port = b.port
+        b.stop()
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+        b.start()
+        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+    finally:
+        b.stop()
