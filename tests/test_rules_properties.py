@@ -104,7 +104,8 @@ def check_redaction(state: GameState, ruling: Ruling | None) -> None:
         for entry in v["pieces"]:
             piece = state.board[entry["station"]]
             assert entry["owner"] == piece.owner
-            allowed = piece.public or audience == piece.owner or audience in piece.known_to
+            allowed = piece.public or audience == piece.owner or audience in piece.known_to or (
+                bool(state.options.get("allies_see")) and state.game.ally(audience, piece.owner))  # option allies_see
             assert ("piece" in entry) == allowed, (audience, entry)
         assert all(p.endswith(".piece") for p in piece_strings(v, ids)), piece_strings(v, ids)
         if ruling is None:
