@@ -171,6 +171,31 @@
     }
   }
 
+  // ------------------------------------------------------------------ game clock (club play)
+  let clockSeen = null;  // {left: {side: seconds}, running, at: performance.now() when read}
+
+  function fmtClock(s) {
+    const t = Math.max(0, Math.ceil(s));
+    return `${Math.floor(t / 60)}:${String(t % 60).padStart(2, "0")}`;
+  }
+
+  function drawClock() {
+    const box = $("clock");
+    if (!box) return;
+    box.hidden = !clockSeen;
+    if (!clockSeen) return;
+    box.textContent = "";
+    const running = S && S.status && S.status.phase === "play" && !S.status.paused ? clockSeen.running : null;
+    for (const [side, left] of Object.entries(clockSeen.left)) {
+      const now = side === running ? left - (performance.now() - clockSeen.at) / 1000 : left;
+      const span = document.createElement("span");
+      span.className = `side side-${cls(side)}` + (side === running ? " running" : "") + (now <= 60 ? " low" : "");
+      span.textContent = `${cap(side)} ${fmtClock(now)}`;
+      box.appendChild(span);
+    }
+  }
+  setInterval(drawClock, 500);
+
   // ------------------------------------------------------------------ status texts
   function render() {
     if (!G || !S) return;
@@ -189,6 +214,8 @@
     if (st.paused) text = "Paused by the arbiter · " + text;
     $("banner").textContent = text;
     $("banner").className = `turn-${cls(st.turn || "none")} phase-${st.phase}`;
+    clockSeen = S.clock ? {left: S.clock.left, running: S.clock.running, at: performance.now()} : null;
+    drawClock();
     const v = $("verdict");
     v.hidden = !S.last_ruling;
     v.textContent = S.last_ruling ? "Last ruling: " + verdict(S.last_ruling) : "";
