@@ -196,3 +196,7 @@ from .hooks_navy import AntiSubDetects, RevealFlagOnFlagshipLoss, WolfPack  # no
 HOOKS: dict[str, Hook] = {h.name: h for h in (
     TwoSquares(), MoreSquares(), RevealFlagOnCommanderLoss(), CarryFlag(), WolfPack(), AntiSubDetects(), RevealFlagOnFlagshipLoss(),
 )}
+
+from .hooks_sanjunqi import SANJUNQI_REACTIONS  # noqa: E402
+
+HOOKS[SANJUNQI_REACTIONS.name] = SANJUNQI_REACTIONS
