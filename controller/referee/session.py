@@ -444,6 +444,10 @@ def _fixup_steps(physical: Mapping[str, Occupant], target: Mapping[str, Occupant
         elif p is None and t is not None:
             if t.uid == mover.uid:
                 continue  # said at the station it comes from
+            if t.uid not in {o.uid for o in physical.values()}:
+                # a piece in hand that the rules moved on (a submarine slipping one step away)
+                steps.append({"station": s, "do": f"put {_owner_name(t.owner)}'s piece in hand here"})
+                continue
             steps.append({"station": s, "do": f"put {_owner_name(t.owner)}'s piece back"})
         elif p is not None and t is not None:
             dest = target_at.get(p.uid)
