@@ -439,3 +439,14 @@ def test_random_games_keep_one_piece_per_station_and_end_or_go_on() -> None:
             r = state.apply(rng.choice(state.legal_moves()))
             n -= len(r.removed)
             assert len(state.board) == n
+
+
+def test_board_page_draws_every_station_and_line_kind() -> None:
+    from controller.board_svg import screen_board
+
+    game = load_game(GAME)
+    for side in game.sides:
+        board = screen_board(game, side)
+        assert board.layer.count('class="station') >= len(game.stations) or board.layer.count("<g") >= len(game.stations)
+        for kind in ("road", "rail", "sea", "shore", "air"):
+            assert f"line-{kind}" in board.layer
