@@ -20,7 +20,7 @@ from .roles import PUBLIC_KEY, Roles
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
-ARBITER_ACTIONS = ("pause", "resume", "undo", "end")
+ARBITER_ACTIONS = ("pause", "resume", "undo", "end", "out")
 MAX_BODY = 64 * 1024
 
 
@@ -287,6 +287,16 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
             try:
                 session.undo(table.rebuild)
             except (ValueError, RuntimeError) as exc:
+                fail(409, str(exc))
+        elif action == "out":
+            side, reason = data.get("side"), data.get("reason") or "out by the club's time rule"
+            if side not in table.game.sides or not isinstance(reason, str):
+                fail(400, f"'side' must be one of {', '.join(table.game.sides)} and 'reason' a sentence")
+            if len(table.game.sides) <= 2:
+                fail(409, "in a two-seat game, end the game instead")
+            try:
+                session.put_out(side, reason[:200])
+            except ValueError as exc:
                 fail(409, str(exc))
         else:
             winners = data.get("winners", [])

@@ -25,7 +25,7 @@ DEBIAN_PACKAGE = "espeak-ng"
 ZH_OUTCOMES = {"attacker": "进攻方胜", "defender": "防守方胜", "both": "同归于尽", "bounce": "无效"}
 EN_OUTCOMES = {"attacker": "attacker survives", "defender": "defender survives", "both": "both removed",
                "bounce": "no effect"}
-ZH_SIDES = {"red": "红方", "blue": "蓝方", "green": "绿方", "yellow": "黄方", "black": "黑方", "white": "白方"}
+ZH_SIDES = {"red": "红方", "blue": "蓝方", "green": "绿方", "yellow": "黄方", "black": "黑方", "white": "白方", "purple": "紫方"}
 ZH_FIXUP = {"remove": "拿走", "put back": "放回"}
 
 _CJK = re.compile(r"[\u3400-\u9fff]")

@@ -365,6 +365,16 @@
     $("arb-resume").disabled = !st.paused;
     $("arb-undo").disabled = st.phase === "setup" || st.ply === 0;
     $("arb-end").disabled = st.phase === "over";
+    // more than two seats: the arbiter may put one out (a club's time rule) and play goes on
+    $("arb-out-row").hidden = G.sides.length <= 2;
+    const outSel = $("arb-out-side");
+    const outNow = Object.keys((S.view && S.view.out) || {});
+    const active = G.sides.filter((s) => !outNow.includes(s));
+    if (outSel.options.length !== active.length) {
+      outSel.textContent = "";
+      for (const s of active) outSel.add(new Option(cap(s), s));
+    }
+    $("arb-out").disabled = st.phase !== "play";
     const sel = $("arb-winner");
     if (!sel.options.length) {
       for (const s of G.sides) sel.add(new Option(`${cap(s)} wins`, s));
@@ -479,6 +489,10 @@
   $("arb-pause").addEventListener("click", () => arbiter("pause"));
   $("arb-resume").addEventListener("click", () => arbiter("resume"));
   $("arb-undo").addEventListener("click", () => arbiter("undo"));
+  $("arb-out").addEventListener("click", () => {
+    const side = $("arb-out-side").value;
+    if (side) arbiter("out", {side, reason: $("arb-reason").value || "out by the club's time rule"});
+  });
   $("arb-end").addEventListener("click", () => {
     const w = $("arb-winner").value;
     arbiter("end", {winners: w ? [w] : [], reason: $("arb-reason").value || (w ? "ended by the arbiter" : "draw agreed")});
