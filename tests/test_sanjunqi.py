@@ -10,6 +10,8 @@ import sys
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.rules import IllegalMoveError, RulesError, load_game, new_game, redact_ruling
 from controller.rules.deploy import random_deployment
@@ -426,19 +428,27 @@ def test_rules_json_lists_the_default_outcomes_attacker_struck_first() -> None:
     assert set(c["fort"].values()) == {"illegal"}  # it strikes only as a reaction
 
 
-def test_random_games_keep_one_piece_per_station_and_end_or_go_on() -> None:
-    for seed in range(4):
-        rng = random.Random(seed)
-        state = new_game(GAME)
-        for side in state.game.sides:
-            state.deploy(side, random_deployment(state.game, side, rng))
-        n = len(state.board)
-        for _ in range(150):
-            if state.phase != "play":
-                break
-            r = state.apply(rng.choice(state.legal_moves()))
-            n -= len(r.removed)
-            assert len(state.board) == n
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 100_000))
+def test_random_games_keep_the_board_consistent_and_never_tell_the_spectator_a_hidden_piece(seed: int) -> None:
+    rng = random.Random(seed)
+    state = new_game(GAME)
+    for side in state.game.sides:
+        state.deploy(side, random_deployment(state.game, side, rng))
+    n = len(state.board)
+    for _ in range(120):
+        if state.phase != "play":
+            break
+        r = state.apply(rng.choice(state.legal_moves()))
+        n -= len(r.removed)
+        assert len(state.board) == n and len({p.uid for p in state.board.values()}) == n
+        seen = redact_ruling(r, "spectator")
+        public = {v.uid for v in r.reveals if v.to == ("all",)} | {uid for uid, who in r.known if "all" in who}
+        if "piece" in seen:
+            assert r.mover_uid in public
+        if "defender_piece" in seen:
+            assert r.defender_uid in public
+        assert all(v["piece"] for v in seen["reveals"]) and len(seen["reveals"]) == len([v for v in r.reveals if v.to == ("all",)])
 
 
 def test_board_page_draws_every_station_and_line_kind() -> None:
