@@ -9,6 +9,9 @@ from typing import Any
 
 import yaml
 
+from controller.docreader import DocReader
+from controller.docreader import join as _join
+
 from .errors import GameFileError
 from .model import (
     ALWAYS,
@@ -50,48 +53,14 @@ ENGINE_OPTIONS: dict[str, tuple[str, tuple[Any, ...] | None]] = {
 }
 
 
-class _Reader:
-    """Walks a parsed document, remembering the path so every complaint can say where it is."""
+class _Reader(DocReader):
+    """Walks a parsed game file, remembering the path so every complaint can say where it is."""
 
-    def __init__(self, file: str) -> None:
-        self.file = file
-
-    def fail(self, where: str, expected: str) -> GameFileError:
-        return GameFileError(self.file, where or "(top level)", expected)
-
-    def mapping(self, value: Any, where: str, *, allowed: set[str] | None = None, required: set[str] = frozenset()) -> dict:
-        if not isinstance(value, dict):
-            raise self.fail(where, f"expected a mapping, got {_kind(value)}")
-        for key in value:
-            if not isinstance(key, str):
-                raise self.fail(where, f"expected text keys, got {key!r}")
-            if allowed is not None and key not in allowed:
-                raise self.fail(_join(where, key), f"unknown key; expected one of: {', '.join(sorted(allowed))}")
-        for key in sorted(required):
-            if key not in value:
-                raise self.fail(_join(where, key), "required key is missing")
-        return value
-
-    def seq(self, value: Any, where: str, *, nonempty: bool = False) -> list:
-        if not isinstance(value, list):
-            raise self.fail(where, f"expected a list, got {_kind(value)}")
-        if nonempty and not value:
-            raise self.fail(where, "expected a non-empty list")
-        return value
-
-    def text(self, value: Any, where: str) -> str:
-        if not isinstance(value, str):
-            raise self.fail(where, f"expected text, got {_kind(value)}")
-        return value
+    error = GameFileError
 
     def ident(self, value: Any, where: str) -> str:
         if not isinstance(value, str) or not ID_RE.match(value):
             raise self.fail(where, f"expected an id (letters, digits, '_' or '-'), got {value!r}")
-        return value
-
-    def boolean(self, value: Any, where: str) -> bool:
-        if not isinstance(value, bool):
-            raise self.fail(where, f"expected true or false, got {value!r}")
         return value
 
     def integer(self, value: Any, where: str, *, minimum: int | None = None) -> int:
@@ -105,21 +74,6 @@ class _Reader:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.fail(where, f"expected a number, got {value!r}")
         return float(value)
-
-    def one_of(self, value: Any, where: str, choices: set[str] | tuple[str, ...], what: str) -> str:
-        if value not in choices:
-            raise self.fail(where, f"expected {what} (one of: {', '.join(sorted(map(str, choices)))}), got {value!r}")
-        return value
-
-
-def _kind(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "text", type(None): "nothing"}.get(type(value), type(value).__name__)
-
-
-def _join(where: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{where}[{key}]"
-    return f"{where}.{key}" if where else key
 
 
 def load_game_file(path: str | Path) -> GameDef:

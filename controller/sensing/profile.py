@@ -18,6 +18,9 @@ from typing import Any
 
 import yaml
 
+from controller.docreader import DocReader, kind_of
+from controller.docreader import join as _join
+
 FORMAT_VERSION = 1
 SENSING_KINDS = ("reed", "rfid", "hybrid")
 SCANNER_KINDS = ("matrix", "shift_register")
@@ -120,27 +123,10 @@ class _DuplicateKey(Exception):
         self.expected = expected
 
 
-class _Reader:
+class _Reader(DocReader):
     """Walks a parsed profile, so every complaint can say the file and where in the document."""
 
-    def __init__(self, file: str) -> None:
-        self.file = file
-
-    def fail(self, where: str, expected: str) -> ProfileError:
-        return ProfileError(self.file, where or "(top level)", expected)
-
-    def mapping(self, value: Any, where: str, *, allowed: set[str] | None = None, required: set[str] = frozenset()) -> dict:
-        if not isinstance(value, dict):
-            raise self.fail(where, f"expected a mapping, got {_kind(value)}")
-        for key in value:
-            if not isinstance(key, str):
-                raise self.fail(where, f"expected text keys, got {key!r}")
-            if allowed is not None and key not in allowed:
-                raise self.fail(_join(where, key), f"unknown key; expected one of: {', '.join(sorted(allowed))}")
-        for key in sorted(required):
-            if key not in value:
-                raise self.fail(_join(where, key), "required key is missing")
-        return value
+    error = ProfileError
 
     def integer(self, value: Any, where: str, *, low: int, high: int, what: str = "a whole number") -> int:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -149,28 +135,8 @@ class _Reader:
             raise self.fail(where, f"expected {what} from {low} to {high}, got {value}")
         return value
 
-    def text(self, value: Any, where: str) -> str:
-        if not isinstance(value, str):
-            raise self.fail(where, f"expected text, got {_kind(value)}")
-        return value
-
-    def one_of(self, value: Any, where: str, choices: tuple[str, ...], what: str) -> str:
-        if value not in choices:
-            raise self.fail(where, f"expected {what} (one of: {', '.join(choices)}), got {value!r}")
-        return value
-
     def pin(self, value: Any, where: str) -> int:
         return self.integer(value, where, low=BCM_PINS.start, high=BCM_PINS.stop - 1, what="a BCM GPIO number")
-
-
-def _kind(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "text", type(None): "nothing"}.get(type(value), type(value).__name__)
-
-
-def _join(where: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{where}[{key}]"
-    return f"{where}.{key}" if where else key
 
 
 def _show(channel: Channel) -> str:
@@ -285,7 +251,7 @@ def _pins(r: _Reader, raw: Any, *, matrix: bool) -> Pins:
             raise r.fail(f"pins.{key}", "expected no matrix pins on a scanner build (the scanner drives the matrix); remove this key")
         seq = p[key]
         if not isinstance(seq, list) or not seq:
-            raise r.fail(f"pins.{key}", f"expected a non-empty list of BCM GPIO numbers, got {_kind(seq)}")
+            raise r.fail(f"pins.{key}", f"expected a non-empty list of BCM GPIO numbers, got {kind_of(seq)}")
         lines[key] = tuple(claim(v, f"pins.{key}[{i}]") for i, v in enumerate(seq))
     buzzer = None if p.get("buzzer") is None else claim(p["buzzer"], "pins.buzzer")
     leds: dict[str, int] = {}
