@@ -175,3 +175,60 @@ def test_guided_setup_play_spectate_end_and_replay(browser, served) -> None:  # 
     record = spectator.get_attribute("#record", "href")
     assert record and record.endswith("/record.txt")
     assert not errors, errors
+
+
+def test_a_seat_is_asked_privately_and_fires_its_aa_gun(browser, tmp_path: Path) -> None:  # noqa: ANN001
+    """Land-sea-air chess with ``reactions: ask``: Red's fighter stops within reach of Blue's AA gun; only Blue's page
+    shows "Your AA Gun at m7 may fire at the aircraft at f7: [Fire] [Hold]"; Blue taps Fire and the referee asks the
+    table to take the fighter off. The river is drawn as water with white sea lines; shore lines have their own style."""
+    from test_sanjunqi_physical import RED, _turned
+
+    from web_referee.server import WebServer
+
+    board = SimBoard(load_game("sanjunqi").station_ids, settle_ms=20)
+    table = open_table("sanjunqi", board=board, board_kind="sim", journal_path=tmp_path / "j.sqlite", resume=False,
+                       options={"reactions": "ask"})
+    blue_setup = {_turned()[s]: p for s, p in RED.items()}
+    assert table.session.register_setup("red", RED) == [] and table.session.register_setup("blue", blue_setup) == []
+    for s in (*RED, *blue_setup):
+        board.place(s)
+    table.start()
+    server = WebServer(table, host="127.0.0.1", port=0, threads=16, setups=SetupStore(tmp_path / "setups"))
+    server.start()
+    base = f"http://127.0.0.1:{server.port}"
+    try:
+        _wait(lambda: table.session.status["turn"] == "red" and not table.session.status["waiting_for_board"], what="play to start")
+        errors: list[str] = []
+        blue = _page(browser, f"{base}/seat/{table.tokens['blue']}", errors)
+        red = _page(browser, f"{base}/seat/{table.tokens['red']}", errors)
+        blue.wait_for_selector("#banner:has-text('Red to move')")
+        # the board: a band of water under the river, white sea lines on it, shore lines styled apart from roads
+        styles = blue.evaluate("""() => {
+            const s = (q) => getComputedStyle(document.querySelector(q)).stroke;
+            return {band: document.querySelectorAll('#board rect.water-band').length, sea: s('#board polyline.line-sea.on-water'),
+                    shore: s('#board polyline.line-shore'), road: s('#board polyline.line-road')};
+        }""")
+        assert styles["band"] == 1 and styles["sea"] == "rgb(244, 249, 255)", styles
+        assert styles["shore"] not in (styles["road"], "rgb(119, 119, 119)"), styles
+        blue.wait_for_selector("#reactions label:has-text('react automatically')")  # the standing choice, no offer yet
+        assert blue.locator("#offers li").count() == 0
+        # Red's fighter flies a7 -> f7, within two steps of Blue's AA gun on m7
+        board.lift("a7")
+        _wait(lambda: "a7" not in table.board.raw_occupied(), what="lift a7")
+        board.place("f7")
+        _wait(lambda: table.state.ply == 1, what="the flight's ruling")
+        offer = blue.locator("#offers li.offer")
+        offer.wait_for()
+        assert offer.inner_text().startswith("Your AA Gun at m7 may fire at the aircraft at f7")
+        assert red.locator("#offers li").count() == 0
+        assert not blue.is_checked("#react-auto")
+        blue.click("#offers li.offer button.react-yes")
+        _wait(lambda: "f7" not in table.state.board, what="the AA gun to fire")
+        blue.wait_for_selector("#guidance:has-text(\"f7: take Red's piece off\")")
+        red.wait_for_selector("#guidance:has-text(\"f7: take Red's piece off\")")
+        assert blue.locator("#offers li").count() == 0
+        assert table.state.board["m7"].public
+        assert not errors, errors
+    finally:
+        server.stop()
+        table.stop()

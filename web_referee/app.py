@@ -268,6 +268,40 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
         table.board.toggle(station)
         return jsonify({"ok": True, "occupied": station in table.board.raw_occupied()})
 
+    # ------------------------------------------------------------------ optional reactions (reactions: ask)
+    @app.post("/api/<key>/reaction")
+    def reaction_answer(key: str) -> Response:
+        from controller.referee.session import ReactionRefused
+
+        role = role_of(key)
+        need_seat(role)
+        data = guard_post(role)
+        offer, react, target = data.get("offer"), data.get("react"), data.get("target")
+        if not isinstance(offer, int) or isinstance(offer, bool) or not isinstance(react, bool):
+            fail(400, "send {\"offer\": the offer's number, \"react\": true or false}")
+        if target is not None and not isinstance(target, str):
+            fail(400, "'target' must be the station the offer named")
+        try:
+            done = table.session.answer_reaction(role, offer, react, target=target)
+        except ReactionRefused as exc:
+            fail(exc.status, str(exc))
+        return jsonify({"ok": True, **done})
+
+    @app.post("/api/<key>/reaction/auto")
+    def reaction_auto(key: str) -> Response:
+        from controller.referee.session import ReactionRefused
+
+        role = role_of(key)
+        need_seat(role)
+        on = guard_post(role).get("on")
+        if not isinstance(on, bool):
+            fail(400, "send {\"on\": true or false}")
+        try:
+            table.session.set_react_automatically(role, on)
+        except ReactionRefused as exc:
+            fail(exc.status, str(exc))
+        return jsonify({"ok": True, "automatic": on})
+
     # ------------------------------------------------------------------ arbiter
     @app.post("/api/<key>/arbiter/<action>")
     def arbiter_action(key: str, action: str) -> Response:

@@ -96,6 +96,9 @@ def state_for(table: Any, role: str) -> dict[str, Any]:
         # the game clock, when the club plays on one: each side's time left and whose is running (public)
         "clock": table.clock.to_json() if getattr(table, "clock", None) is not None else None,
     }
+    if role in game.sides and "offers" in board_view:
+        # optional reactions (reactions: ask): this seat's own open offers and its standing choice, from its view
+        out["reactions"] = {"offers": board_view["offers"], "automatic": board_view.get("react_automatically", False)}
     if role in game.sides and status["phase"] == "setup":
         out["setup"] = {
             "deployed": role in deployed,
@@ -167,6 +170,10 @@ def record_text(table: Any) -> str:
             text = f"arbiter: {d.get('action')}" + (f" {d.get('result')}" if d.get("result") else "")
         elif e.kind == "result":
             text = f"result: {', '.join(d.get('winners') or []) or 'draw'} ({d.get('reason')})"
+        elif e.kind == "reaction" and d.get("action") == "answer":
+            text = f"{d.get('side')} {'takes' if d.get('accept') else 'declines'} reaction offer {d.get('offer')}"
+        elif e.kind == "reaction":
+            text = f"{d.get('side')} {'takes optional reactions without being asked' if d.get('auto') else 'is asked before reactions'}"
         else:
             text = f"{e.kind} {d}"
         lines.append(f"{e.seq:5d} {when} {text}")

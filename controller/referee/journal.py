@@ -30,10 +30,11 @@ from typing import Any
 
 #: "FDJN" in the SQLite header's application id field: marks the file as a FaceDown journal.
 APPLICATION_ID = 0x46444A4E
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the `reaction` kind (a seat's answer to an optional reaction, its standing choice)
 
-KINDS = ("game", "deploy", "move", "illegal", "arbiter", "result")
+KINDS = ("game", "deploy", "move", "illegal", "arbiter", "result", "reaction")
 ARBITER_ACTIONS = ("pause", "resume", "end", "undo", "out")
+REACTION_ACTIONS = ("answer", "auto")
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -153,6 +154,16 @@ def check_event(kind: str, data: Any) -> None:
             _need(kind, data, "reason", str, "a sentence")
     elif kind == "result":
         _check_result(kind, data)
+    elif kind == "reaction":
+        action = data.get("action")
+        if action not in REACTION_ACTIONS:
+            raise EventError(f"reaction event: 'action' should be one of {', '.join(REACTION_ACTIONS)}, not {action!r}")
+        _need(kind, data, "side", str, "the seat that answers")
+        if action == "answer":
+            _need(kind, data, "offer", int, "the offer's number")
+            _need(kind, data, "accept", bool, "true (react) or false (decline)")
+        else:
+            _need(kind, data, "auto", bool, "true (react without asking) or false (ask)")
 
 
 def _encode(kind: str, data: Mapping[str, Any]) -> str:
@@ -230,6 +241,8 @@ class Journal:
         if str(mode).lower() != "wal":
             raise JournalError(f"{self.path}: cannot use write-ahead logging here (journal mode stays {mode!r})")
         db.execute("PRAGMA synchronous = FULL")
+        if version < SCHEMA_VERSION:
+            self._upgrade(version)
         db.execute("PRAGMA foreign_keys = ON")
 
     def _create_schema(self) -> None:
@@ -240,6 +253,28 @@ class Journal:
             for statement in _split_sql(_SCHEMA):
                 db.execute(statement)
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _upgrade(self, version: int) -> None:
+        """Bring an older journal to this schema in one transaction. 1 -> 2: the events table's kind check gains
+        ``reaction``; SQLite cannot alter a check, so the table is copied (every event and its number kept) into a
+        new one with the new check, and its index and append-only triggers are made again."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if version < 2:
+                events = next(st for st in _split_sql(_SCHEMA) if st.startswith("CREATE TABLE IF NOT EXISTS events"))
+                db.execute(events.replace("IF NOT EXISTS events", "events_upgrade", 1))
+                db.execute("INSERT INTO events_upgrade (seq, game_id, kind, data, time) SELECT seq, game_id, kind, data, time FROM events")
+                db.execute("DROP TABLE events")  # its index and triggers go with it
+                db.execute("ALTER TABLE events_upgrade RENAME TO events")
+                for statement in _split_sql(_SCHEMA):
+                    if "ON events" in statement:
+                        db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.execute("COMMIT")
         except BaseException:

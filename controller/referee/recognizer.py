@@ -123,6 +123,10 @@ class Recognizer:
     def fixing(self) -> bool:
         return self._fixup is not None
 
+    def fixup_involved(self) -> frozenset[str] | None:
+        """The stations the awaited fix-up may change (None: any); empty when no fix-up is awaited."""
+        return frozenset() if self._fixup is None else self._fixup.involved
+
     def fixup_target(self) -> tuple[dict[str, Occupant], frozenset[str]] | None:
         """While a fix-up is awaited: the board it must reach, and the stations still to be emptied once on the way
         (where one piece replaces another, so occupancy alone cannot show it). None when no fix-up is awaited."""

@@ -13,6 +13,11 @@ Replay rules, in journal order:
   ruling that knocked it out. An undo takes back the last move together with any side put out after it.
 - ``result``: ends the game if it is still running; if the engine has already ended it, the journaled
   winners must agree with the engine's.
+- ``reaction`` answer: a seat takes or declines an optional reaction the engine offered it (``reactions: ask``);
+  the offer must be open and the seat's, as when it was answered. An offer nobody answered lapsed with the next
+  move, which the engine does again by itself: a lapse is never journaled. An undo takes back the last move with
+  the answers given after it.
+- ``reaction`` auto: a seat's standing choice to take its optional reactions without being asked (kept by undo).
 
 An event that does not replay raises ReplayError naming its sequence number.
 """
@@ -50,18 +55,22 @@ def effective(events: Iterable[Event]) -> list[Event]:
             continue
         if not out:
             raise ReplayError(ev.seq, f"a {ev.kind} event before the game event")
-        if ev.kind in ("deploy", "move", "result"):
+        if ev.kind in ("deploy", "move", "result", "reaction"):
             out.append(ev)
         elif ev.kind == "arbiter":
             action = ev.data.get("action")
             if action in ("end", "out"):
                 out.append(ev)
             elif action == "undo":
-                while out and (out[-1].kind == "result" or out[-1].kind == "arbiter"):
-                    out.pop()
+                standing: list[Event] = []  # a seat's standing choice outlives the move it followed
+                while out and out[-1].kind in ("result", "arbiter", "reaction"):
+                    gone = out.pop()
+                    if gone.kind == "reaction" and gone.data.get("action") == "auto":
+                        standing.append(gone)
                 if out[-1].kind != "move":
                     raise ReplayError(ev.seq, "undo with no accepted move to take back")
                 out.pop()
+                out.extend(reversed(standing))
             elif action not in ("pause", "resume"):
                 raise ReplayError(ev.seq, f"unknown arbiter action {action!r}")
         elif ev.kind != "illegal":
@@ -120,6 +129,9 @@ def _step(state: GameState, ev: Event) -> Ruling | None:
             return state.apply((frm, to))
         except RulesError as exc:
             raise ReplayError(ev.seq, f"the engine refuses {side}'s move {frm}-{to}: {exc}") from None
+    if ev.kind == "reaction":
+        _react(state, ev)
+        return None
     if ev.kind == "arbiter" and data.get("action") == "out":
         try:
             state.put_out(str(data.get("side")), str(data.get("reason")))
@@ -139,6 +151,27 @@ def _step(state: GameState, ev: Event) -> Ruling | None:
             raise ReplayError(ev.seq, f"the journal's result says {said} but the replayed game ended with {found}")
         return None
     raise ReplayError(ev.seq, f"unexpected {ev.kind} event")  # pragma: no cover - effective() filters
+
+
+def _react(state: GameState, ev: Event) -> None:
+    from controller.rules.reactions import answer, set_auto
+
+    data = ev.data
+    side = data.get("side")
+    if side not in state.game.sides:
+        raise ReplayError(ev.seq, f"no side {side!r} in {state.game.id} (sides: {', '.join(state.game.sides)})")
+    try:
+        if data.get("action") == "auto":
+            set_auto(state, side, bool(data.get("auto")))
+            return
+        if state.phase != "play":
+            raise ReplayError(ev.seq, f"{side} answers a reaction offer while the game is not in play")
+        offer = data.get("offer")
+        if not isinstance(offer, int) or isinstance(offer, bool):
+            raise ReplayError(ev.seq, f"a reaction answer names its offer by number, not {offer!r}")
+        answer(state, side, offer, bool(data.get("accept")))
+    except RulesError as exc:
+        raise ReplayError(ev.seq, f"{side}'s reaction does not replay: {exc}") from None
 
 
 def rebuild(events: Iterable[Event]) -> GameState:

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from controller.rules import SPECTATOR, GameState, Move, Ruling, redact_ruling
-from controller.rules.errors import SetupProblem
+from controller.rules import reactions as _reactions
+from controller.rules.errors import RulesError, SetupProblem
+from controller.rules.state import ALL
 from controller.sensing.base import Snapshot
 
 from .recognizer import (
@@ -26,6 +28,15 @@ from .recognizer import (
     Recognizer,
     Waiting,
 )
+
+
+class ReactionRefused(ValueError):
+    """A seat's answer to a reaction offer, or its standing choice, that the session refuses; nothing changed.
+    ``status`` is the HTTP status a web page should answer with (409: the offer or the game moved on)."""
+
+    def __init__(self, message: str, status: int = 409) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class JournalWriter(Protocol):
@@ -88,8 +99,10 @@ class Session:
         self.snapshot_at: float | None = None  # wall-clock time (time.time) of the latest snapshot
         allies = {s: frozenset(o for g in self.game.alliances if s in g for o in g if o != s) for s in self.game.sides}
         self.recognizer = Recognizer({}, state.turn, allies, use_tags=use_tags)
+        self._offers_told: dict[int, _reactions.Offer] = {}  # open reaction offers already told to their seats
         if state.phase != "setup":
             self._expect_whole_board("resumed: put the board as the referee expects it")
+            self._tell_offers("the game was resumed")
 
     # ------------------------------------------------------------------ publishing
     def subscribe(self, fn: Callable[[Published], None]) -> None:
@@ -293,6 +306,7 @@ class Session:
         self._publish(event, ruling)
         for out_side, why in ruling.out if ruling.result is None else ():
             self._publish(_out_notice(out_side, why, [r for r in ruling.removed if r.owner == out_side]))
+        self._tell_offers("a move was made without answering", mover=side)
         # the board as the players' hands left it, and the board the ruling asks for
         physical = dict(before)
         mover = physical.pop(move.frm)
@@ -324,6 +338,102 @@ class Session:
         self.recognizer.expect(target, st.turn, involved=frozenset(involved), must_lift=must_lift)
         if self.snapshot is not None:
             self._handle(self.recognizer.feed(self.snapshot))
+
+    # ------------------------------------------------------------------ optional reactions (reactions: ask)
+    def _tell_offers(self, why: str, mover: str | None = None) -> None:
+        """Tell each seat privately of its reaction offers that opened, and of those that closed (``why``)."""
+        st = self.state
+        now = {o.id: o for o in _reactions.offers(st)} if st.phase == "play" else {}
+        for oid, old in self._offers_told.items():
+            if now.get(oid) != old:
+                reason = "you moved without answering" if mover == old.side else why
+                self._publish({"event": "offer_closed", "offer": oid, "player": old.side,
+                               "message": f"the chance to react from {old.guard} at {old.target} has passed: {reason}"},
+                              audience=(old.side,))
+        for oid, o in now.items():
+            if self._offers_told.get(oid) != o:
+                told = _reactions.offer_view(st, o)
+                self._publish({"event": "offer", "player": o.side, "offer": told,
+                               "message": f"{told['text']}: answer on your page before you move"}, audience=(o.side,))
+        self._offers_told = now
+
+    def answer_reaction(self, side: str, offer_id: int, accept: bool, *, target: str | None = None) -> dict[str, Any]:
+        """``side`` takes (``accept``) or declines its open reaction offer ``offer_id`` (``target``: the station the
+        seat was told, checked when given). Journaled, applied by the engine, the outcome published (public if the
+        guard acted, else only to the seat) with the fix-ups it asks for. Raises ReactionRefused if the offer is not
+        open for this seat: the same answer whether it lapsed, was answered or is another seat's, so probing offer
+        numbers tells a seat nothing."""
+        with self._lock:
+            st = self.state
+            if st.phase != "play":
+                raise ReactionRefused("the game is not in play")
+            if self._status.paused:
+                raise ReactionRefused("the game is paused: answer when the arbiter resumes it")
+            offer = next((o for o in _reactions.offers(st, side) if o.id == offer_id), None)
+            if offer is None or (target is not None and offer.target != target):
+                raise ReactionRefused(f"you have no open reaction offer {offer_id}: it lapsed with a move, was answered "
+                                      f"already, or its aircraft is gone")
+            self._journal("reaction", {"action": "answer", "side": side, "offer": offer_id, "accept": accept})
+            before = self.expected_board()
+            told = _reactions.offer_view(st, offer)
+            try:
+                done = _reactions.answer(st, side, offer_id, accept)
+            except RulesError as exc:  # pragma: no cover - checked above, under the lock
+                raise ReactionRefused(str(exc)) from None
+            self._offers_told.pop(offer_id, None)
+            acted = bool(done.removed or done.reveals or done.notices)
+            public_notices = [m for to, m in done.notices if to == ALL]
+            if acted:
+                self._publish({
+                    "event": "notice", "player": side, "reaction": offer.reaction, "from": offer.guard, "to": offer.target,
+                    "message": "; ".join(public_notices) or f"{_owner_name(side)} reacts from {offer.guard}",
+                    "notices": public_notices,
+                    "reveals": [{"station": r.station, "owner": r.owner, "piece": r.type} for r in done.reveals if ALL in r.to],
+                    "removed": [{"station": r.station, "owner": r.owner} for r in done.removed],
+                })
+                for to, m in done.notices:
+                    if to != ALL:
+                        self._publish({"event": "notice", "message": m}, audience=(to,))
+            else:
+                name = self.game.piece_by_id[told["guard_piece"]].name if told["guard_piece"] else "piece"
+                what = (f"you hold fire: your {name} at {offer.guard} stays hidden and the aircraft at {offer.target} stays"
+                        if not accept else "nothing to react to: the guard or the aircraft has moved on")
+                self._publish({"event": "reaction", "player": side, "offer": offer_id, "accepted": accept, "message": what},
+                              audience=(side,))
+            self._tell_offers("the aircraft is down")
+            target_board = self.expected_board()
+            changed = {s for s in set(before) | set(target_board) if before.get(s) != target_board.get(s)}
+            if changed:
+                steps = _fixup_steps(before, target_board, changed, Occupant(side, -1))
+                self._status.fixup_asked = True
+                self._publish({"event": "fixup", "steps": steps, "message": "; ".join(f"{x['station']}: {x['do']}" for x in steps)})
+                waiting = self.recognizer.fixup_target()
+                involved = self.recognizer.fixup_involved()
+                must_lift = frozenset(waiting[1] & set(target_board)) if waiting else frozenset()
+                self.recognizer.expect(target_board, st.turn, involved=None if involved is None else frozenset(involved | changed),
+                                       must_lift=must_lift)
+                if self.snapshot is not None:
+                    self._handle(self.recognizer.feed(self.snapshot))
+            return {"offer": offer_id, "accepted": accept, "acted": acted}
+
+    def set_react_automatically(self, side: str, on: bool) -> None:
+        """``side``'s standing choice: take its optional reactions at once without being asked (``on``), or be
+        asked. Journaled; open offers stay open. Raises ReactionRefused if the game does not ask."""
+        with self._lock:
+            st = self.state
+            if side not in self.game.sides:
+                raise ReactionRefused(f"no seat {side!r}", 400)
+            if not _reactions.asks(st):
+                raise ReactionRefused("this game takes every reaction at once (option reactions: automatic)")
+            if st.phase == "over":
+                raise ReactionRefused("the game is over")
+            if _reactions.auto(st, side) == on:
+                return
+            self._journal("reaction", {"action": "auto", "side": side, "auto": on})
+            _reactions.set_auto(st, side, on)
+            self._publish({"event": "auto_react", "player": side, "on": on,
+                           "message": "your optional reactions are taken at once from the next move" if on
+                           else "you are asked before each optional reaction"}, audience=(side,))
 
     # ------------------------------------------------------------------ arbiter
     def pause(self) -> None:
@@ -360,6 +470,7 @@ class Session:
             self.state.phase = "over"
             self._publish({"event": "game_over", "winner": winners[0] if len(winners) == 1 else None,
                            "winners": list(winners), "reason": reason})
+            self._tell_offers("the game is over")
 
     def put_out(self, side: str, reason: str) -> None:
         """The arbiter puts ``side`` out of the game (a club's time rule): journaled, then the referee says which
@@ -377,6 +488,7 @@ class Session:
             self._journal("arbiter", {"action": "out", "side": side, "reason": reason})
             for out_side, why in elim.out if elim.result is None else ():
                 self._publish(_out_notice(out_side, why, [r for r in elim.removed if r.owner == out_side]))
+            self._tell_offers(f"{_owner_name(side)} was put out")
             steps = [{"station": r.station, "do": f"take {_owner_name(r.owner)}'s piece off: it leaves the game"} for r in elim.removed]
             self._status.fixup_asked = bool(steps)
             if steps:
@@ -398,6 +510,7 @@ class Session:
             self.state = rebuild()
             self._publish({"event": "undo", "ply": self.state.ply, "turn": self.state.turn})
             self._expect_whole_board("undo: put the board back as it was before the last ruling")
+            self._tell_offers("the arbiter took back the move")
 
 
 def _owner_name(side: str) -> str:

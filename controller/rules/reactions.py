@@ -10,7 +10,8 @@ general kinds, with its pieces and lines as data:
 - ``Engage``: a guard may go out to an enemy aircraft that stopped within ``reach`` steps (through empty stations),
   show itself, shoot it down and go back; if an enemy piece stands on its station when it comes back it is destroyed
   instead. Optional: with option ``reactions: ask`` it is offered to the guard's owner (``offers``, ``answer``) and
-  lapses when that side moves without answering; with ``automatic`` (the default) it is always taken.
+  lapses when that side moves without answering; with ``automatic`` (the default) it is always taken. A side may
+  also ask for its own optional reactions to be taken without asking (``set_auto``: a standing choice).
 
 Only the reacting guard is shown (to everyone); the pieces it strikes stay hidden, and the outcome is public.
 """
@@ -126,6 +127,10 @@ class Engage:
     aircraft: tuple[str, ...]
     steps: int = 2
     optional: bool = True
+    # how an offer is put to its owner: "Your AA gun at e4 {ask} g4: [accept] [decline]"
+    ask: str = "may fire at the aircraft at"
+    accept: str = "Fire"
+    decline: str = "Hold"
 
     def can_reach(self, state: GameState, guard_at: str, target_at: str) -> bool:
         lines = self.reach[state.board[guard_at].type]
@@ -157,10 +162,13 @@ class Reactions(Hook):
     doc: str = field(default="")
 
     def start(self, state: GameState) -> None:
-        state.hook_data[self.name] = {"offers": (), "next": 1}
+        auto = state.hook_data.get(self.name, {}).get("auto", frozenset())  # a standing choice made during setup stays
+        state.hook_data[self.name] = {"offers": (), "next": 1, "auto": auto}
 
     def _data(self, state: GameState) -> dict[str, Any]:
-        return state.hook_data.setdefault(self.name, {"offers": (), "next": 1})
+        data = state.hook_data.setdefault(self.name, {"offers": (), "next": 1, "auto": frozenset()})
+        data.setdefault("auto", frozenset())
+        return data
 
     # called by effects.clash_outcome before a clash: an aircraft shot down on the way strikes nothing
     def intercepts(self, state: GameState, frm: str, to: str, mover: Piece, spec: MoveSpec) -> bool:
@@ -203,7 +211,7 @@ class Reactions(Hook):
             for g_at, guard in sorted(state.board.items()):
                 if guard.type not in e.reach or not state.enemies(guard.owner, mover.owner) or not e.can_reach(state, g_at, at):
                     continue
-                if e.optional and state.options.get("reactions", "automatic") == "ask":
+                if e.optional and state.options.get("reactions", "automatic") == "ask" and guard.owner not in data["auto"]:
                     offer = Offer(data["next"], guard.owner, e.name, g_at, at, guard.uid, mover.uid, state.ply)
                     data["next"] += 1
                     data["offers"] = (*data["offers"], offer)
@@ -251,6 +259,28 @@ class Reactions(Hook):
     def offers(self, state: GameState, side: str | None = None) -> list[Offer]:
         return [o for o in self._data(state)["offers"] if side is None or o.side == side]
 
+    def asks(self, state: GameState) -> bool:
+        """Does this game offer optional reactions to their owners (option ``reactions: ask``)?"""
+        return state.options.get("reactions", "automatic") == "ask" and any(e.optional for e in self.engages)
+
+    def set_auto(self, state: GameState, side: str, on: bool) -> None:
+        data = self._data(state)
+        data["auto"] = data["auto"] | {side} if on else data["auto"] - {side}
+
+    def auto(self, state: GameState, side: str) -> bool:
+        return side in self._data(state)["auto"]
+
+    def offer_view(self, state: GameState, offer: Offer) -> dict[str, Any]:
+        """The offer as its owner may see it: its own guard's station and kind, the target's station only, the
+        reaction in words and the two answers' labels."""
+        engage = next((e for e in self.engages if e.name == offer.reaction), None)
+        guard = state.board.get(offer.guard)
+        kind = guard.type if guard is not None and guard.uid == offer.guard_uid else None
+        name = state.game.piece_by_id[kind].name if kind else "piece"
+        ask = engage.ask if engage else "may react to the piece on"
+        return {**offer.to_json(), "guard_piece": kind, "text": f"Your {name} at {offer.guard} {ask} {offer.target}",
+                "accept": engage.accept if engage else "React", "decline": engage.decline if engage else "Hold"}
+
     def answer(self, state: GameState, side: str, offer_id: int, accept: bool) -> Answered:
         from .errors import RulesError
         from .state import _Pending
@@ -282,6 +312,38 @@ def offers(state: GameState, side: str | None = None) -> list[Offer]:
     """The optional reactions waiting for an answer (of ``side``, or of anyone)."""
     hook = reactions_hook(state)
     return hook.offers(state, side) if hook else []
+
+
+def asks(state: GameState) -> bool:
+    """Are optional reactions offered to their owners in this game (a reactions hook and ``reactions: ask``)?"""
+    hook = reactions_hook(state)
+    return hook is not None and hook.asks(state)
+
+
+def offer_view(state: GameState, offer: Offer) -> dict[str, Any]:
+    """What ``offer``'s owner is told of it (its own guard, the target's station, the reaction in words)."""
+    hook = reactions_hook(state)
+    assert hook is not None
+    return hook.offer_view(state, offer)
+
+
+def set_auto(state: GameState, side: str, on: bool = True) -> None:
+    """``side``'s standing choice: take its optional reactions at once without being asked (``on``), or be asked.
+    Open offers stay open; the choice applies from the next move. Raises RulesError if the game does not ask."""
+    from .errors import RulesError
+
+    hook = reactions_hook(state)
+    if hook is None or not hook.asks(state):
+        raise RulesError(f"{state.game.id} does not ask before reactions (option reactions: ask)")
+    if side not in state.game.sides:
+        raise RulesError(f"no side {side!r} in {state.game.id}")
+    hook.set_auto(state, side, on)
+
+
+def auto(state: GameState, side: str) -> bool:
+    """Does ``side`` take its optional reactions without being asked?"""
+    hook = reactions_hook(state)
+    return hook is not None and hook.auto(state, side)
 
 
 def answer(state: GameState, side: str, offer_id: int, accept: bool = True) -> Answered:

@@ -46,7 +46,7 @@ def view(state: GameState, audience: str) -> dict[str, Any]:
         for hook in state.hooks:
             entry.update(hook.annotate(state, station, p))
         pieces.append(entry)
-    return {
+    out = {
         "game": state.game.id,
         "audience": audience,
         "phase": state.phase,
@@ -57,6 +57,22 @@ def view(state: GameState, audience: str) -> dict[str, Any]:
         "result": state.result.to_json() if state.result else None,
         "options": dict(state.options),
     }
+    out.update(_reaction_offers(state, audience))
+    return out
+
+
+def _reaction_offers(state: GameState, audience: str) -> dict[str, Any]:
+    """A game that asks before optional reactions: a seat's own open offers and standing choice (the arbiter: every
+    offer). An offer names the seat's own guard and only the target's station. The spectator gets nothing."""
+    from .reactions import asks, auto, offer_view, offers
+
+    if audience == SPECTATOR or not asks(state):
+        return {}
+    mine = offers(state, None if audience == ARBITER else audience) if state.phase == "play" else []
+    out: dict[str, Any] = {"offers": [offer_view(state, o) for o in mine]}
+    if audience != ARBITER:
+        out["react_automatically"] = auto(state, audience)
+    return out
 
 
 def _entitled_to_ruling_piece(ruling: Ruling, uid: int | None, owner: str | None, audience: str, over: bool) -> bool:

@@ -171,6 +171,74 @@
     }
   }
 
+  // ------------------------------------------------------------------ water
+  // A river or sea between lands (stations of kind water or anchorage) gets a band of water under the lines, and the
+  // sea lines lying on it are drawn white, as the seed's board has them; boards with no such stations keep their look.
+  const WATER_KINDS = ["water", "anchorage"];
+  function drawWater() {
+    const svg = $("board");
+    const wet = G.stations.filter((s) => WATER_KINDS.includes(s.kind) && geo.pts[s.id]).map((s) => geo.pts[s.id]);
+    const lines = svg.querySelector("g.lines");
+    if (!wet.length || !lines) return;
+    let pitch = Infinity;
+    for (const [ax, ay] of wet) for (const [bx, by] of wet) { const d = Math.hypot(ax - bx, ay - by); if (d > 0 && d < pitch) pitch = d; }
+    if (!isFinite(pitch)) pitch = 40;
+    const xs = wet.map((p) => p[0]), ys = wet.map((p) => p[1]);
+    const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+    const vb = svg.viewBox.baseVal, pad = pitch / 2;
+    const band = x1 - x0 >= y1 - y0
+      ? {x: vb.x, y: y0 - pad, width: vb.width, height: y1 - y0 + 2 * pad}
+      : {x: x0 - pad, y: vb.y, width: x1 - x0 + 2 * pad, height: vb.height};
+    svg.insertBefore(el("rect", {class: "water-band", ...band}), lines);
+    const inside = ([x, y]) => x >= band.x && x <= band.x + band.width && y >= band.y && y <= band.y + band.height;
+    for (const pl of lines.querySelectorAll("polyline.line-sea")) {
+      const pts = (pl.getAttribute("points") || "").trim().split(/\s+/).map((p) => p.split(",").map(Number));
+      if (pts.length && pts.every(inside)) pl.classList.add("on-water");
+    }
+  }
+
+  // ------------------------------------------------------------------ optional reactions (reactions: ask)
+  // A seat is asked privately whether its guard reacts ("Your AA gun at X may fire at the aircraft at Y"); the offer
+  // lapses when the seat moves. "react automatically" is the seat's standing choice.
+  let offersShown = "";
+  function renderReactions() {
+    const box = $("reactions");
+    const R = IS_SEAT && !replay ? S.reactions : null;
+    box.hidden = !R || S.status.phase === "over";
+    if (box.hidden) return;
+    $("react-auto").checked = !!R.automatic;
+    const key = JSON.stringify(R.offers);
+    if (key === offersShown) return;
+    offersShown = key;
+    const ul = $("offers");
+    ul.textContent = "";
+    for (const o of R.offers) {
+      const li = document.createElement("li");
+      li.className = "offer";
+      li.setAttribute("data-offer", String(o.id));
+      const text = document.createElement("span");
+      text.textContent = `${o.text}: `;
+      li.appendChild(text);
+      for (const [label, react] of [[o.accept, true], [o.decline, false]]) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = react ? "react-yes" : "react-no";
+        b.textContent = label;
+        b.addEventListener("click", () => answerOffer(o, react, li));
+        li.appendChild(b);
+      }
+      ul.appendChild(li);
+    }
+  }
+
+  async function answerOffer(o, react, li) {
+    for (const b of li.querySelectorAll("button")) b.disabled = true;
+    try { showError(""); await api("/reaction", {offer: o.id, react, target: o.target}); }
+    catch (e) { showError(e.message); }
+    offersShown = "";
+    await refresh();
+  }
+
   // ------------------------------------------------------------------ game clock (club play)
   let clockSeen = null;  // {left: {side: seconds}, running, at: performance.now() when read}
 
@@ -235,6 +303,7 @@
     }
     renderSetup();
     renderArbiter();
+    renderReactions();
     $("replay").hidden = !(st.phase === "over" || IS_ARBITER) || !S.has_journal;
     $("record").href = `/api/${KEY}/record.txt`;
     $("lang").textContent = lang === "zh" ? "English" : "中文";
@@ -446,6 +515,7 @@
     const resp = await fetch("/api/game");
     G = await resp.json();
     geo = geometry();
+    drawWater();
     await refresh();
     if (inSetup() && Object.keys(placement).length) checkPlacement();
     connect();
@@ -485,6 +555,11 @@
         try { await api("/sim/toggle", {station: st}); } catch (e) { showError(e.message); return; }
       }
     }
+  });
+  $("react-auto").addEventListener("change", async (e) => {
+    const on = e.target.checked;
+    try { showError(""); await api("/reaction/auto", {on}); } catch (err) { e.target.checked = !on; showError(err.message); }
+    await refresh();
   });
   $("arb-pause").addEventListener("click", () => arbiter("pause"));
   $("arb-resume").addEventListener("click", () => arbiter("resume"));
