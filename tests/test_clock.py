@@ -123,3 +123,62 @@ def test_keeper_draw_rule_and_the_page_shows_the_clock(tmp_path: Path) -> None:
     assert g.table.state.result is not None and g.table.state.result.winners == ()
     with pytest.raises(ClockError, match="flag rule"):
         ClockKeeper(g.session, parse_time_control("5"), flag_rule="sudden")
+
+
+def test_clock_readings_are_journaled_and_a_resumed_game_goes_on_from_them(tmp_path: Path) -> None:
+    from controller.club.keeper import journaled_clock
+    from controller.referee.journal import EventError, check_event
+    from controller.referee.replay import last_clock
+    from controller.referee.table import open_table
+    from controller.sensing.sim import SimBoard
+
+    g = Game("stratego", tmp_path)
+    now = FakeTime()
+    keeper = ClockKeeper(g.session, parse_time_control("2+3"), now=now)
+    g.table.clock = keeper
+    g.start()
+    first = g.table.state.turn
+    shown = []
+    for spent in (7.25, 11.5, 4.0, 20.125):
+        now.t += spent
+        assert g.random_move()
+        shown.append(keeper.to_json()["left"])
+    moves = [e.data for e in g.table.journal.events(g.table.game_id) if e.kind == "move"]
+    assert [m["clock"] for m in moves] == [{s: pytest.approx(v, abs=0.05) for s, v in j.items()} for j in shown]
+    # the first mover used 7.25 s and got 3 s back; the second 11.5 s and 3 s back
+    second = next(s for s in g.table.game.sides if s != first)
+    assert moves[0]["clock"] == {first: 120 - 7.25 + 3, second: 120.0}
+    assert moves[1]["clock"] == {first: 115.75, second: 120 - 11.5 + 3}
+    g.session.pause()
+    now.t += 5000  # a paused clock does not run
+    g.session.resume()
+    now.t += 9.5  # the side to move thinks 9.5 s, and then the power goes
+    last = last_clock(g.table.journal.events(g.table.game_id))
+    assert last == moves[-1]["clock"]  # pause and resume journaled the same reading
+    g.table.journal.close()
+
+    # the Pi comes back: the game is rebuilt from the journal and its clocks go on from the last reading; the
+    # 9.5 s between that reading and the power cut are charged to nobody
+    board = SimBoard(g.table.game.station_ids)
+    table = open_table("stratego", board=board, board_kind="sim", journal_path=tmp_path / "journal.sqlite")
+    try:
+        assert table.game_id == g.table.game_id and table.state.ply == 4
+        later = FakeTime()
+        later.t = 50.0  # a fresh monotonic clock after the reboot
+        resumed = ClockKeeper(table.session, parse_time_control("2+3"), now=later, readings=journaled_clock(table))
+        j = resumed.to_json()
+        assert j["left"] == {s: round(v, 1) for s, v in last.items()} and j["running"] == table.state.turn
+        later.t += 10  # and it runs again for the side to move
+        assert resumed.to_json()["left"][table.state.turn] == round(last[table.state.turn] - 10, 1)
+        # an undo journals the clock as it stands (the move is handed back, the time is not)
+        table.session.undo(table.rebuild)
+        undo = table.journal.events(table.game_id)[-1]
+        assert undo.kind == "arbiter" and undo.data["action"] == "undo"
+        assert journaled_clock(table) == undo.data["clock"] == {s: pytest.approx(v, abs=1e-6) for s, v in resumed.reading().items()}
+    finally:
+        table.stop()
+    # a game without a clock journals none; a malformed reading is refused before anything is written
+    assert journaled_clock(Game("stratego", tmp_path / "plain").table) is None
+    for bad in ({}, {"red": -1}, {"red": "10"}, {"red": True}, [1]):
+        with pytest.raises(EventError, match="clock"):
+            check_event("move", {"side": "red", "from": "a1", "to": "a2", "clock": bad})

@@ -57,15 +57,15 @@ def table_on_bus(tmp_path: Path, name: str, broker: Mosquitto, seed: int, **kw) 
     return g, bus
 
 
-def shows(state: ClubState, name: str, g: Game) -> bool:
+def shows(state: ClubState, name: str, g: Game, *, events: bool = True) -> bool:
     t = state.table(name)
     if t is None or t["status"] is None:
         return False
     with g.session.lock:
         seq = g.session.log[-1].seq if g.session.log else 0
         ply = g.table.state.ply
-    return t["status"]["seq"] == seq and t["status"]["ply"] == ply and t["seq"] == max(
-        (e.seq for e in g.session.log if not e.audience), default=0)
+    return t["status"]["seq"] == seq and t["status"]["ply"] == ply and (not events or t["seq"] == max(
+        (e.seq for e in g.session.log if not e.audience), default=0))
 
 
 def test_tables_at_once_on_one_dashboard_and_nothing_secret_leaves(broker: Mosquitto, dashboard: ClubState, tmp_path: Path) -> None:
@@ -169,7 +169,10 @@ def test_broker_restart_mid_game_loses_no_result(broker: Mosquitto, dashboard: C
         wait_for(lambda: any(r.table == "hall" for r in dashboard.results.all()), timeout=20, what="the result after the restart")
         r = next(r for r in dashboard.results.all() if r.table == "hall")
         assert r.winners == ("blue",) and r.reason == "red's flag fell" and r.players["blue"] == "hall-Bo"
-        wait_for(lambda: shows(dashboard, "hall", g), what="the status after the restart")
+        # the retained status says where the game stands; events the table caught up with before the dashboard had
+        # subscribed again are lost to it, since this broker forgot the dashboard's session (the persistent broker
+        # of tests/test_club_delivery.py delivers them)
+        wait_for(lambda: shows(dashboard, "hall", g, events=False), what="the status after the restart")
         # and a dashboard started afterwards still finds it, retained
         late = ClubState()
         listener = ClubListener(late, parse_broker(broker.url), client_id="late")

@@ -4,6 +4,7 @@ Tests that need Mosquitto fail when $CI is set and it is missing, and skip other
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import shutil
@@ -40,16 +41,41 @@ def need_mosquitto() -> str:
     return exe
 
 
-class Mosquitto:
-    """A broker of our own on 127.0.0.1:port, with retained messages kept only in memory (a restart loses them)."""
+CLUB_CONF = Path(__file__).resolve().parents[1] / "hardware" / "mosquitto" / "facedown-club.conf"
+QUEUE_SETTINGS = ("max_queued_messages", "max_queued_bytes", "max_inflight_messages", "persistent_client_expiration")
 
-    def __init__(self, directory: Path) -> None:
+
+def club_queue_settings() -> str:
+    """The queue limits of the club's shipped Mosquitto configuration, so tests run the broker the club is told to."""
+    lines = [ln.strip() for ln in CLUB_CONF.read_text().splitlines() if ln.strip().split(" ")[0] in QUEUE_SETTINGS]
+    assert lines, f"{CLUB_CONF} sets no queue limits"
+    return "".join(ln + "\n" for ln in lines)
+
+
+class Mosquitto:
+    """A broker of our own on 127.0.0.1:port with the club configuration's queue limits (``stock=True``: Mosquitto's
+    own defaults). ``persistence=False``: retained messages and sessions live only in memory (a restart loses them);
+    True: saved in ``directory`` when it stops, as the club's broker does. Its log is ``directory/mosquitto.log``."""
+
+    def __init__(self, directory: Path, *, persistence: bool = False, stock: bool = False) -> None:
         self.exe = need_mosquitto()
         self.port = free_port()
         self.conf = directory / "mosquitto.conf"
-        self.conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
-                             f"log_dest file {directory / 'mosquitto.log'}\n")
+        self.log = directory / "mosquitto.log"
+        text = f"listener {self.port} 127.0.0.1\nallow_anonymous true\nlog_dest file {self.log}\n"
+        # run as root, Mosquitto would switch to the user "mosquitto", who may not write its log in a private tmp dir
+        text += f"user {getpass.getuser()}\n"
+        text += f"persistence true\npersistence_location {directory}/\n" if persistence else "persistence false\n"
+        if not stock:
+            text += club_queue_settings()
+        self.conf.write_text(text)
         self.proc: subprocess.Popen[bytes] | None = None
+
+    def dropped(self) -> list[str]:
+        """The broker's log lines saying it dropped messages for a client (its per-client queue was full)."""
+        if not self.log.exists():
+            return []
+        return [ln for ln in self.log.read_text(errors="replace").splitlines() if "being dropped" in ln]
 
     @property
     def url(self) -> str:

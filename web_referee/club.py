@@ -193,10 +193,13 @@ class ClubListener:
         self.state = state
         self.broker = broker
         self.connected = threading.Event()
-        self._client = client_factory(broker, client_id)
+        # a kept session: events published while the dashboard reconnects (or the broker restarts, with its
+        # persistence on) are queued for it by the broker instead of lost
+        self._client = client_factory(broker, client_id, clean_session=False)
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
+        self._client.on_subscribe = self._on_subscribe
 
     def start(self) -> None:
         self._client.connect_async(self.broker.host, self.broker.port, keepalive=10)
@@ -211,8 +214,14 @@ class ClubListener:
             log.warning("club broker %s refused the dashboard: %s", self.broker.url(), reason_code)
             return
         client.subscribe([(t, 1) for t in SUBSCRIPTIONS])
-        self.connected.set()
         log.info("club dashboard connected to %s", self.broker.url())
+
+    def _on_subscribe(self, client: Any, userdata: Any, mid: int, reason_codes: Any, properties: Any) -> None:
+        # connected means subscribed: from now on every table's QoS 1 message reaches the dashboard
+        if all(not rc.is_failure for rc in reason_codes):
+            self.connected.set()
+        else:
+            log.warning("club broker %s refused the dashboard's subscriptions: %s", self.broker.url(), reason_codes)
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason_code: Any, properties: Any) -> None:
         self.connected.clear()

@@ -123,11 +123,13 @@ def parse_topic(topic: str) -> tuple[str, str, str | None] | None:
 
 
 # ---------------------------------------------------------------------- the client
-def make_client(broker: Broker, client_id: str, *, will: tuple[str, bytes] | None = None) -> Any:
-    """A paho-mqtt 2.x client for ``broker``: login, TLS, retained QoS 1 last will, reconnect back-off of 1-8 s."""
+def make_client(broker: Broker, client_id: str, *, will: tuple[str, bytes] | None = None, clean_session: bool = True) -> Any:
+    """A paho-mqtt 2.x client for ``broker``: login, TLS, retained QoS 1 last will, reconnect back-off of 1-8 s.
+    ``clean_session=False`` (the dashboard): the broker keeps the subscriptions and queues QoS 1 messages while the
+    client is away, so what tables publish while it reconnects still reaches it."""
     import paho.mqtt.client as mqtt
 
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True)
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean_session)
     if broker.username:
         client.username_pw_set(broker.username, broker.password)
     if broker.tls:

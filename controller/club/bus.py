@@ -5,6 +5,10 @@ outbox and wakes the bus thread, so publishing never blocks or slows the referee
 broker is reachable and holds on when it is not: the table referees on and catches up when the broker returns
 (the latest status, the newest ``outbox_size`` events, and every result, which is never dropped).
 
+An event leaves the outbox only when the broker has acknowledged it (QoS 1 PUBACK, ``MQTTMessageInfo.is_published``),
+not when paho has accepted it: paho keeps a message it has taken until that acknowledgement, across a lost
+connection, and sends it again on reconnect, so the bus hands each event to paho exactly once and never again.
+
 What leaves the Pi is built only from ``Published.public`` of events with no audience and from the rules layer's
 ``view(state, SPECTATOR)`` / ``redact_ruling(ruling, SPECTATOR)``:
 
@@ -43,6 +47,19 @@ from .broker import (
 log = logging.getLogger(__name__)
 
 STATUS_REFRESH_S = 5.0  # a running clock's status is republished this often (pages count down between)
+# paho's MQTTErrorCode values that mean "paho holds the message and will deliver it": sent now, or queued until the
+# connection is back (bus.py does not import paho at module load, so a table that plays alone never pays for it)
+_PAHO_HOLDS = (0, 4)  # MQTT_ERR_SUCCESS, MQTT_ERR_NO_CONN
+
+
+class _Pending:
+    """One public event in the outbox: its payload, and paho's receipt once it was handed over."""
+
+    __slots__ = ("data", "info")
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+        self.info: Any = None  # MQTTMessageInfo once handed to paho; the event leaves the outbox when it is_published()
 
 
 def _dumps(data: Any) -> bytes:
@@ -101,7 +118,8 @@ class TableBus:
         self.players = dict(players or {})
         self.clock = clock
         self.web = web
-        self.outbox: deque[dict[str, Any]] = deque(maxlen=outbox_size)
+        self.outbox: deque[_Pending] = deque(maxlen=outbox_size)  # events the broker has not acknowledged yet
+        self._out_lock = threading.Lock()  # held only around deque steps, never across I/O
         self.dropped = 0  # events the outbox had to let go while the broker was away (the status still catches up)
         self.results: dict[str, dict[str, Any]] = {}  # every result this table produced: never dropped
         self._sent: dict[str, Any] = {}  # result key -> paho's MQTTMessageInfo of its latest publish
@@ -127,9 +145,11 @@ class TableBus:
         """The session's subscriber: queue the public event and wake the bus thread; O(1), no I/O, no waiting."""
         self._dirty = True
         if not ev.audience:
-            if len(self.outbox) == self.outbox.maxlen:
-                self.dropped += 1
-            self.outbox.append({"table": self.name, "seq": ev.seq, **ev.public})
+            entry = _Pending({"table": self.name, "seq": ev.seq, **ev.public})
+            with self._out_lock:
+                if len(self.outbox) == self.outbox.maxlen and self.outbox[0].info is None:
+                    self.dropped += 1  # never handed to paho: this one is gone (one already handed over still arrives)
+                self.outbox.append(entry)
             if ev.public.get("event") == "game_over":
                 self._record_result({"winners": list(ev.public.get("winners") or []), "reason": ev.public.get("reason", "")})
         self._wake.set()
@@ -155,7 +175,7 @@ class TableBus:
     def stop(self, timeout: float = 2.0) -> None:
         """Say the table is offline (a clean stop), flush what the broker can take within ``timeout``, disconnect."""
         deadline = time.monotonic() + timeout
-        while self.connected and (self.outbox or self.results_pending or self._dirty) and time.monotonic() < deadline:
+        while self.connected and (self.unacknowledged or self.results_pending or self._dirty) and time.monotonic() < deadline:
             self._wake.set()
             time.sleep(0.02)
         self._stop.set()
@@ -188,11 +208,34 @@ class TableBus:
 
     # ------------------------------------------------------------------ the bus thread
     def _publish(self, topic: str, data: Any, *, retain: bool = False) -> Any:
+        """Hand one message to paho; its MQTTMessageInfo if paho holds it (sent, or queued for the reconnect), else
+        None (paho refused it: it must be handed over again later)."""
         info = self._client.publish(topic, _dumps(data), qos=1, retain=retain)
-        if info.rc != 0:
+        if info.rc not in _PAHO_HOLDS:
             return None
         self.published += 1
         return info
+
+    @property
+    def unacknowledged(self) -> int:
+        """Events in the outbox: not yet handed to paho, or handed and not yet acknowledged by the broker."""
+        with self._out_lock:
+            return len(self.outbox)
+
+    def _flush_events(self) -> None:
+        """Forget the events the broker has acknowledged; hand the ones never handed over to paho, in order."""
+        with self._out_lock:
+            while self.outbox and self.outbox[0].info is not None and self.outbox[0].info.is_published():
+                self.outbox.popleft()
+            todo = [e for e in self.outbox if e.info is None]
+        topic = events_topic(self.name)
+        for entry in todo:
+            if not self.connected:
+                break
+            info = self._publish(topic, entry.data)
+            if info is None:
+                break
+            entry.info = info
 
     @property
     def results_pending(self) -> bool:
@@ -222,11 +265,7 @@ class TableBus:
                         status = public_status(self.table, self.name, players=self.players, clock=self.clock, web=self.web)
                     self._publish(status_topic(self.name), status, retain=True)
                     last_status = now
-                while self.outbox and self.connected:
-                    ev = self.outbox[0]
-                    if self._publish(events_topic(self.name), ev) is None:
-                        break
-                    self.outbox.popleft()
+                self._flush_events()
             except Exception:  # the bus must never stop; the next wake retries
                 log.exception("table %s: publishing to the club broker failed", self.name)
                 time.sleep(0.5)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,6 +142,14 @@ class GameClock:
         }
 
     # ------------------------------------------------------------------ changing
+    def restore(self, left: Mapping[str, float]) -> None:
+        """Set the time left of the sides ``left`` names (a journaled reading); a low-time warning already crossed
+        is not said again."""
+        for side, seconds in left.items():
+            if side in self.remaining:
+                self.remaining[side] = max(0.0, float(seconds))
+        self._warned = {(s, w) for s in self.sides for w in self.control.warn_s if self.remaining[s] <= w}
+
     def start(self, side: str, now: float) -> None:
         """Start ``side``'s time (the game's first move is theirs)."""
         self._check(side)

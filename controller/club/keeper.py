@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from controller.referee.session import Published, Session
@@ -24,7 +24,7 @@ class ClockKeeper:
     or ``draw``."""
 
     def __init__(self, session: Session, control: TimeControl, *, flag_rule: str = "loses", tick_s: float = 0.1,
-                 now: Callable[[], float] = time.monotonic) -> None:
+                 now: Callable[[], float] = time.monotonic, readings: Mapping[str, float] | None = None) -> None:
         if flag_rule not in FLAG_RULES:
             raise ClockError(f"flag rule {flag_rule!r}: expected one of {', '.join(FLAG_RULES)}")
         self.session = session
@@ -35,6 +35,8 @@ class ClockKeeper:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        if readings:  # a resumed game: the journal's last reading (the time since then is charged to nobody)
+            self.clock.restore(readings)
         with session.lock:
             st = session.state
             if st.phase == "play" and st.turn is not None and st.ply > 0:
@@ -42,20 +44,38 @@ class ClockKeeper:
             if st.phase == "over":
                 self.clock.stop(now())
             session.subscribe(self.on_event)
+            session.clock = self  # each press and arbiter action journals the reading
+
+    # ------------------------------------------------------------------ the session's hook (its lock held)
+    def press(self, mover: str, to: str | None) -> dict[str, float]:
+        """``mover`` has moved: its increment (or a fresh per-move limit), ``to``'s time runs (None: the game is
+        over, the clock stops). Each side's seconds left just after the press, which the session journals."""
+        now = self.now()
+        with self._lock:
+            if to is None:
+                self.clock.stop(now)
+            else:
+                self.clock.switch(mover, to, now)
+            return self._reading(now)
+
+    def reading(self) -> dict[str, float]:
+        """Each side's seconds left now."""
+        with self._lock:
+            return self._reading(self.now())
+
+    def _reading(self, now: float) -> dict[str, float]:
+        return {s: round(self.clock.left(s, now), 3) for s in self.clock.sides}
 
     # ------------------------------------------------------------------ the session's thread
     def on_event(self, ev: Published) -> None:
-        """Move the clock with the game (called by the session, with its lock held)."""
+        """Move the clock with the game (called by the session, with its lock held); a ruling's press comes
+        earlier, through :meth:`press`, so the journal has it with the move."""
         kind = ev.public.get("event")
         now = self.now()
         with self._lock:
             c = self.clock
             if kind in ("start", "turn") and c.running is None and ev.public.get("player"):
                 c.start(ev.public["player"], now)
-            elif kind in ("move", "attack") and ev.ruling is not None:
-                nxt = self.session.state.turn if self.session.state.phase == "play" else None
-                if nxt is not None:
-                    c.switch(ev.ruling.side, nxt, now)
             elif kind == "undo" and ev.public.get("turn"):
                 c.switch(None, ev.public["turn"], now)
             elif kind == "paused":
@@ -109,3 +129,13 @@ class ClockKeeper:
                 self.tick()
             except Exception:  # a clock fault must never stop the referee
                 log.exception("the game clock failed")
+
+
+def journaled_clock(table: Any) -> dict[str, float] | None:
+    """The newest clock reading in ``table``'s journal for its game (None: a new game, or none on a clock): what a
+    resumed game's :class:`ClockKeeper` starts from (``readings=``)."""
+    from controller.referee.replay import last_clock
+
+    if table.journal is None or table.game_id is None:
+        return None
+    return last_clock(table.journal.events(table.game_id))

@@ -139,9 +139,10 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         raise SystemExit(f"facedown play: --player names unknown side(s) {', '.join(unknown)}; sides are {', '.join(table.game.sides)}")
     if control is not None:
-        from controller.club.keeper import ClockKeeper
+        from controller.club.keeper import ClockKeeper, journaled_clock
 
-        table.clock = ClockKeeper(table.session, control, flag_rule=args.flag_rule)
+        # a resumed game's clocks go on from the journal's last reading
+        table.clock = ClockKeeper(table.session, control, flag_rule=args.flag_rule, readings=journaled_clock(table))
     names = [n.strip() for n in args.announce.split(",") if n.strip() and n.strip() != "none"]
     if names:
         from controller.announce import make_announcers

@@ -118,6 +118,17 @@ def _check_result(kind: str, result: Any) -> None:
     _need(kind, result, "reason", str, "a sentence")
 
 
+def _check_clock(kind: str, data: Mapping[str, Any]) -> None:
+    """The optional ``clock`` of a move or arbiter event: each side's seconds left on the game clock just then."""
+    if "clock" not in data:
+        return
+    clock = data["clock"]
+    if not isinstance(clock, Mapping) or not clock or not all(
+            isinstance(k, str) and isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v < 1e7
+            for k, v in clock.items()):
+        raise EventError(f"{kind} event: 'clock' should map each side to its seconds left (0 or more), not {clock!r}")
+
+
 def check_event(kind: str, data: Any) -> None:
     """Raise EventError unless ``data`` has the shape the journal's event ``kind`` requires."""
     if kind not in KINDS:
@@ -141,6 +152,8 @@ def check_event(kind: str, data: Any) -> None:
         _need(kind, data, "side", str, "a side")
         _need(kind, data, "from", str, "a station id")
         _need(kind, data, "to", str, "a station id")
+        if kind == "move":
+            _check_clock(kind, data)
     elif kind == "arbiter":
         action = data.get("action")
         if action not in ARBITER_ACTIONS:
@@ -152,6 +165,7 @@ def check_event(kind: str, data: Any) -> None:
         if action == "out":
             _need(kind, data, "side", str, "the side the arbiter puts out")
             _need(kind, data, "reason", str, "a sentence")
+        _check_clock(kind, data)
     elif kind == "result":
         _check_result(kind, data)
     elif kind == "reaction":

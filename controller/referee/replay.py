@@ -13,6 +13,9 @@ Replay rules, in journal order:
   ruling that knocked it out. An undo takes back the last move together with any side put out after it.
 - ``result``: ends the game if it is still running; if the engine has already ended it, the journaled
   winners must agree with the engine's.
+- ``clock`` (optional, in ``move`` and ``arbiter`` events of a game on a club clock): each side's seconds left just
+  after that event. It never changes the game; :func:`last_clock` gives the newest reading, from which a resumed
+  game's clock goes on.
 - ``reaction`` answer: a seat takes or declines an optional reaction the engine offered it (``reactions: ask``);
   the offer must be open and the seat's, as when it was answered. An offer nobody answered lapsed with the next
   move, which the engine does again by itself: a lapse is never journaled. An undo takes back the last move with
@@ -200,3 +203,16 @@ def paused(events: Iterable[Event]) -> bool:
         if ev.kind == "arbiter" and ev.data.get("action") in ("pause", "resume"):
             state = ev.data["action"] == "pause"
     return state
+
+
+def last_clock(events: Iterable[Event]) -> dict[str, float] | None:
+    """The game clock's newest journaled reading (each side's seconds left), None if nothing was played on a clock.
+
+    Journal order, not the effective game: an undo carries the reading of the moment it was made, which is the clock
+    the players had then (undo hands the move back, not the time)."""
+    reading = None
+    for ev in events:
+        clock = ev.data.get("clock") if ev.kind in ("move", "arbiter") else None
+        if isinstance(clock, dict) and clock:
+            reading = {str(k): float(v) for k, v in clock.items()}
+    return reading

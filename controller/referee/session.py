@@ -45,6 +45,19 @@ class JournalWriter(Protocol):
     def append(self, game_id: int, kind: str, data: dict[str, Any]) -> int: ...
 
 
+class ClockHook(Protocol):
+    """A game clock the session journals (the club's ClockKeeper): pressed with each accepted move, read with each
+    arbiter action, so a resumed game's clock goes on from the journal."""
+
+    def press(self, mover: str, to: str | None) -> dict[str, float]:
+        """``mover`` has moved; ``to``'s time runs (None: the game is over). Each side's seconds left after it."""
+        ...
+
+    def reading(self) -> dict[str, float]:
+        """Each side's seconds left now."""
+        ...
+
+
 @dataclass(frozen=True)
 class Published:
     """One event as the session publishes it: a sequence number, the public part, and the full ruling if any.
@@ -97,6 +110,7 @@ class Session:
         self._status = _Status()
         self.snapshot: Snapshot | None = None
         self.snapshot_at: float | None = None  # wall-clock time (time.time) of the latest snapshot
+        self.clock: ClockHook | None = None  # a game clock whose readings are journaled with moves and arbiter actions
         allies = {s: frozenset(o for g in self.game.alliances if s in g for o in g if o != s) for s in self.game.sides}
         self.recognizer = Recognizer({}, state.turn, allies, use_tags=use_tags)
         self._offers_told: dict[int, _reactions.Offer] = {}  # open reaction offers already told to their seats
@@ -135,6 +149,12 @@ class Session:
     def _journal(self, kind: str, data: dict[str, Any]) -> None:
         if self.journal is not None and self.game_id is not None:
             self.journal.append(self.game_id, kind, data)
+
+    def _arbiter(self, data: dict[str, Any]) -> None:
+        """Journal an arbiter action, with the clock's reading when the game is on a clock."""
+        if self.clock is not None:
+            data = {**data, "clock": self.clock.reading()}
+        self._journal("arbiter", data)
 
     # ------------------------------------------------------------------ expected boards
     def expected_board(self) -> dict[str, Occupant]:
@@ -290,7 +310,10 @@ class Session:
                 self._handle(self.recognizer.feed(self.snapshot))
             return
         ruling = st.apply(move)
-        self._journal("move", {"side": side, "from": move.frm, "to": move.to})
+        data: dict[str, Any] = {"side": side, "from": move.frm, "to": move.to}
+        if self.clock is not None:  # the press is journaled with the move: a resumed game's clock goes on from here
+            data["clock"] = self.clock.press(side, st.turn if st.phase == "play" else None)
+        self._journal("move", data)
         public = redact_ruling(ruling, SPECTATOR)
         event: dict[str, Any] = {"event": ruling.kind, "player": side, "from": move.frm, "to": move.to, "ply": ruling.ply}
         if ruling.kind == "attack":
@@ -441,7 +464,7 @@ class Session:
             if self._status.paused:
                 return
             self._status.paused = True
-            self._journal("arbiter", {"action": "pause"})
+            self._arbiter({"action": "pause"})
             self._publish({"event": "paused"})
 
     def resume(self) -> None:
@@ -449,7 +472,7 @@ class Session:
             if not self._status.paused:
                 return
             self._status.paused = False
-            self._journal("arbiter", {"action": "resume"})
+            self._arbiter({"action": "resume"})
             self._publish({"event": "resumed"})
             if self.state.phase == "play":
                 self._expect_whole_board("resumed: the board must match before play goes on")
@@ -465,7 +488,7 @@ class Session:
             if unknown:
                 raise ValueError(f"unknown side(s) {unknown}; sides are {', '.join(self.game.sides)}")
             result = Result(tuple(winners), reason)
-            self._journal("arbiter", {"action": "end", "result": result.to_json()})
+            self._arbiter({"action": "end", "result": result.to_json()})
             self.state.result = result
             self.state.phase = "over"
             self._publish({"event": "game_over", "winner": winners[0] if len(winners) == 1 else None,
@@ -485,7 +508,7 @@ class Session:
                 elim = st.put_out(side, reason)
             except RulesError as exc:
                 raise ValueError(str(exc)) from None
-            self._journal("arbiter", {"action": "out", "side": side, "reason": reason})
+            self._arbiter({"action": "out", "side": side, "reason": reason})
             for out_side, why in elim.out if elim.result is None else ():
                 self._publish(_out_notice(out_side, why, [r for r in elim.removed if r.owner == out_side]))
             self._tell_offers(f"{_owner_name(side)} was put out")
@@ -506,7 +529,7 @@ class Session:
         with self._lock:
             if not self.state.history:
                 raise ValueError("there is no ruling to undo")
-            self._journal("arbiter", {"action": "undo"})
+            self._arbiter({"action": "undo"})
             self.state = rebuild()
             self._publish({"event": "undo", "ply": self.state.ply, "turn": self.state.turn})
             self._expect_whole_board("undo: put the board back as it was before the last ruling")
