@@ -8,18 +8,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, abort, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
 
 from controller.board_svg import screen_board
 from controller.rules import ARBITER, SPECTATOR
 from controller.rules.setup import check_deployment
 
 from . import payloads
+from .common import install_security
 from .hub import Hub
 from .roles import PUBLIC_KEY, Roles
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 ARBITER_ACTIONS = ("pause", "resume", "undo", "end", "out")
 MAX_BODY = 64 * 1024
 
@@ -101,25 +99,7 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
                                game=game, sides=game.sides, board=boards.get(role, boards[game.sides[0]]))
 
     # ------------------------------------------------------------------ headers and errors
-    @app.after_request
-    def secure(resp: Response) -> Response:
-        resp.headers["Content-Security-Policy"] = CSP
-        resp.headers["X-Content-Type-Options"] = "nosniff"
-        resp.headers["Referrer-Policy"] = "no-referrer"
-        resp.headers["X-Frame-Options"] = "DENY"
-        resp.headers["Cross-Origin-Opener-Policy"] = "same-origin"
-        if not request.path.startswith("/static/"):
-            resp.headers["Cache-Control"] = "no-store"
-        return resp
-
-    @app.errorhandler(HTTPException)
-    def http_error(exc: HTTPException) -> Response:
-        if exc.response is not None:
-            return exc.response  # type: ignore[return-value]
-        msg = {404: "no such page", 405: "method not allowed here", 413: "request too large"}.get(exc.code or 0, exc.description)
-        if request.path.startswith("/api/"):
-            return Response(json.dumps({"error": msg}), status=exc.code, mimetype="application/json")
-        return Response(f"{exc.code}: {msg}\n", status=exc.code, mimetype="text/plain")
+    install_security(app)
 
     # ------------------------------------------------------------------ pages
     @app.get("/")

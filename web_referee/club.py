@@ -17,17 +17,15 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Flask, Response, abort, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
 
 from controller.club.broker import SUBSCRIPTIONS, Broker, make_client, parse_topic
 from controller.club.results import ResultBook, ResultError, result_from_json
+from web_referee.common import install_security, stop_waitress
 
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE = 256 * 1024
 RECENT_EVENTS = 12
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
 
 class ClubState:
@@ -254,24 +252,7 @@ def create_club_app(state: ClubState, *, broker_url: str = "", keepalive_s: floa
     app.extensions["facedown-club"] = {"state": state}
     boards: dict[str, dict[str, Any] | None] = {}
 
-    @app.after_request
-    def secure(resp: Response) -> Response:
-        resp.headers["Content-Security-Policy"] = CSP
-        resp.headers["X-Content-Type-Options"] = "nosniff"
-        resp.headers["Referrer-Policy"] = "no-referrer"
-        resp.headers["X-Frame-Options"] = "DENY"
-        if not request.path.startswith("/static/"):
-            resp.headers["Cache-Control"] = "no-store"
-        return resp
-
-    @app.errorhandler(HTTPException)
-    def http_error(exc: HTTPException) -> Response:
-        if exc.response is not None:
-            return exc.response  # type: ignore[return-value]
-        msg = {404: "no such page", 405: "method not allowed here"}.get(exc.code or 0, exc.description)
-        if request.path.startswith("/api/"):
-            return Response(json.dumps({"error": msg}), status=exc.code, mimetype="application/json")
-        return Response(f"{exc.code}: {msg}\n", status=exc.code, mimetype="text/plain")
+    install_security(app)
 
     def fail(status: int, message: str) -> None:
         abort(Response(json.dumps({"error": message}), status=status, mimetype="application/json"))
@@ -356,13 +337,5 @@ class ClubServer:
             self._thread.start()
 
     def stop(self) -> None:
-        from waitress import wasyncore
-
-        self._server.task_dispatcher.shutdown(timeout=1)
-        server_map = self._server._map  # type: ignore[union-attr]
-        if self._thread is not None and self._thread.is_alive():
-            self._server.trigger.pull_trigger(lambda: wasyncore.close_all(server_map))  # type: ignore[union-attr]
-            self._thread.join(timeout=3)
-        else:
-            wasyncore.close_all(server_map)
+        stop_waitress(self._server, self._thread, drain_s=1)
         self._thread = None

@@ -55,17 +55,10 @@ class WebServer:
 
     def stop(self) -> None:
         """End every live stream, stop accepting and wait briefly for the serving thread."""
-        from waitress import wasyncore
+        from .common import stop_waitress
 
         self.hub.close_all()
-        self._server.task_dispatcher.shutdown(timeout=2)
-        server_map = self._server._map  # type: ignore[union-attr]
-        if self._thread is not None and self._thread.is_alive():
-            # close the sockets from the serving loop's own thread, which then finds nothing left to serve and ends
-            self._server.trigger.pull_trigger(lambda: wasyncore.close_all(server_map))  # type: ignore[union-attr]
-            self._thread.join(timeout=3)
-        else:
-            wasyncore.close_all(server_map)
+        stop_waitress(self._server, self._thread, drain_s=2)
         self._thread = None
 
     def base_url(self) -> str:
