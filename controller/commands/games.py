@@ -16,5 +16,5 @@ def run(args: argparse.Namespace) -> int:
     for gid in game_ids():
         g = load_game(gid)
         army = sum(p.count for p in g.pieces)
-        print(f"{g.id:<14} {g.name} ({g.zh}): {len(g.sides)} sides, {army} pieces each, {len(g.stations)} stations")
+        print(f"{g.id:<18} {g.name} ({g.zh}): {len(g.sides)} sides, {army} pieces each, {len(g.stations)} stations")
     return 0
