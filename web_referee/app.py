@@ -196,6 +196,19 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
         problems = check_deployment(game, role, placement, table.state.options)
         return jsonify({"problems": [p.to_json() for p in problems]})
 
+    @app.post("/api/<key>/setup/random")
+    def setup_random(key: str) -> Response:
+        """A valid random deployment for this seat to start from (nothing is registered)."""
+        import random
+
+        from controller.rules.deploy import random_deployment
+
+        role = role_of(key)
+        need_seat(role)
+        guard_post(role)
+        placement = random_deployment(game, role, random.SystemRandom(), table.state.options)
+        return jsonify({"placement": placement})
+
     @app.post("/api/<key>/setup")
     def setup_submit(key: str) -> Response:
         role = role_of(key)

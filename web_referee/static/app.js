@@ -524,6 +524,11 @@
   // ------------------------------------------------------------------ wiring
   $("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("facedown-lang", lang); document.documentElement.lang = lang === "zh" ? "zh" : "en"; render(); });
   $("setup-clear").addEventListener("click", () => { placement = {}; chosenPiece = null; savePlacement(); problems = []; render(); });
+  $("setup-random").addEventListener("click", async () => {
+    // a valid random deployment to start from (the seat can still change it before submitting)
+    try { showError(""); const r = await api("/setup/random", {}); placement = {...r.placement}; chosenPiece = null; savePlacement(); render(); checkPlacement(); }
+    catch (e) { showError(e.message); }
+  });
   $("setup-submit").addEventListener("click", async () => {
     try { showError(""); await api("/setup", {placement}); await refresh(); }
     catch (e) { problems = (e.data && e.data.problems) || problems; showError(e.message); render(); }
