@@ -371,3 +371,16 @@ def test_sigkill_at_random_points_leaves_a_replayable_prefix(tmp_path: Path) -> 
                 assert snap(rebuild(events)) == reference[len(written) - 1][2]
             j.append(games[0].id, "arbiter", {"action": "pause"})  # still writable after the crash
     assert any(0 < n < len(reference) for n in cut), f"no kill landed mid-game: {cut} of {len(reference)} events"
+
+
+def test_append_many_is_one_transaction_all_or_none(tmp_path: Path) -> None:
+    from controller.referee.journal import EventError
+
+    with Journal(tmp_path / "j.sqlite") as j:
+        gid = j.new_game("stratego", {}, board="sim")
+        seqs = j.append_many(gid, [("arbiter", {"action": "pause"}), ("arbiter", {"action": "resume"})])
+        assert len(seqs) == 2 and seqs[1] == seqs[0] + 1
+        before = len(j.events(gid))
+        with pytest.raises(EventError):
+            j.append_many(gid, [("arbiter", {"action": "pause"}), ("nonsense", {})])
+        assert len(j.events(gid)) == before  # nothing of the refused batch was written

@@ -273,11 +273,10 @@ def journal_events(game: GravonGame, options: Mapping[str, Any] | None = None) -
 
 def import_game(journal: Journal, game: GravonGame, options: Mapping[str, Any] | None = None) -> int:
     """Write the record to the journal as a finished game once it replays (nothing is written if it does not).
-    Returns the journal's game id. Each event is its own fsynced transaction, so a long game takes a moment."""
+    Returns the journal's game id. The moves go in as one transaction, so a long game imports in one fsync."""
     start, events = journal_events(game, options)
     gid = journal.new_game(start["game"], start["options"], board=start["board"], seats=start["seats"])
-    for kind, data in events:
-        journal.append(gid, kind, data)
+    journal.append_many(gid, events)
     return gid
 
 

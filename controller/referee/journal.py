@@ -337,6 +337,25 @@ class Journal:
                 )
         return int(cur.lastrowid or 0)
 
+    def append_many(self, game_id: int, events: list[tuple[str, Mapping[str, Any]]]) -> list[int]:
+        """Append several events in one committed transaction (all or none): for imports, where one fsync per
+        event would make a long game slow to bring in. Every event is checked before anything is written."""
+        texts = []
+        for kind, data in events:
+            if kind == "game":
+                raise EventError("a game event is written only by Journal.new_game")
+            check_event(kind, data)
+            texts.append((kind, _encode(kind, data)))
+        seqs = []
+        with self._lock:
+            with self._transaction():
+                self._require_game(game_id)
+                now = self._clock()
+                for kind, text in texts:
+                    cur = self._db.execute("INSERT INTO events (game_id, kind, data, time) VALUES (?, ?, ?, ?)", (game_id, kind, text, now))
+                    seqs.append(int(cur.lastrowid or 0))
+        return seqs
+
     def _transaction(self) -> _Transaction:
         return _Transaction(self)
 
