@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from controller.commands.script import run_script  # noqa: E402
 from controller.records import gravon  # noqa: E402
 from controller.rules import new_game  # noqa: E402
+from tests.physical import play_physically  # noqa: E402  (the same rendering the tests use)
 
 SETTLE_MS = 30
 
@@ -44,24 +45,7 @@ def script_lines(record: gravon.GravonGame) -> tuple[list[str], int]:
         lines.append({"tick_ms": SETTLE_MS + 5})
 
     for frm, to in record.moves:
-        before = {s: p.uid for s, p in state.board.items()}
-        attack = to in state.board
-        state.apply((frm, to))
-        act("lift", frm)
-        if attack:
-            act("lift", to)
-        act("place", to)
-        # fix-ups: make the table match the engine's board (the attacker stands on `to` until told otherwise)
-        physical = dict(before)
-        physical[to] = physical.pop(frm)
-        after = {s: p.uid for s, p in state.board.items()}
-        changed = sorted(s for s in set(physical) | set(after) if physical.get(s) != after.get(s))
-        for s in changed:
-            if s in physical:
-                act("lift", s)
-        for s in changed:
-            if s in after:
-                act("place", s)
+        play_physically(state, frm, to, act)
     return [json.dumps(x) for x in lines], state.ply
 
 

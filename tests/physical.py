@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.rules import GameState, Move, new_game
+from controller.rules import GameState, Move, Ruling, new_game
 from controller.rules.deploy import random_deployment
 
 
@@ -37,6 +37,34 @@ class Script:
 
     def text(self) -> list[str]:
         return [json.dumps(x) for x in self.lines]
+
+
+def fixup_stations(before: dict[str, int], frm: str, to: str, state: GameState) -> tuple[list[str], list[str]]:
+    """After the move ``frm``-``to`` was judged: the stations to lift, then those to place, so the table (the mover
+    standing on ``to``, any enemy piece in hand) matches the engine's board. ``before`` is station -> uid before."""
+    physical = dict(before)
+    physical[to] = physical.pop(frm)
+    after = {s: p.uid for s, p in state.board.items()}
+    changed = sorted(s for s in set(physical) | set(after) if physical.get(s) != after.get(s))
+    return [s for s in changed if s in physical], [s for s in changed if s in after]
+
+
+def play_physically(state: GameState, frm: str, to: str, act: Callable[[str, str], None]) -> Ruling:
+    """Judge ``frm``-``to`` and do it at the table through ``act(kind, station)``: lift, (lift the enemy), place,
+    then the fix-up the ruling asks for. No noise; see random_game_script for that."""
+    before = {s: p.uid for s, p in state.board.items()}
+    attack = to in state.board
+    ruling = state.apply((frm, to))
+    act("lift", frm)
+    if attack:
+        act("lift", to)
+    act("place", to)
+    lifts, places = fixup_stations(before, frm, to, state)
+    for s in lifts:
+        act("lift", s)
+    for s in places:
+        act("place", s)
+    return ruling
 
 
 def _tick(script: Script, ms: int) -> None:
@@ -122,20 +150,11 @@ def random_game_script(game: str, seed: int, *, max_plies: int = 60, noise: Nois
             entry["outcome"] = ruling.outcome
         script.rulings.append(entry)
         # fix-ups: make the table match the engine's board
-        after = {s: p.uid for s, p in state.board.items()}
-        physical = dict(before_uid)
-        mover = physical.pop(frm)
-        physical[to] = mover
-        for s in sorted(set(physical) | set(after)):
-            if physical.get(s) == after.get(s):
-                continue
-            if s in physical:
-                _act(script, "lift", s, rng, noise, settle)
-        for s in sorted(set(physical) | set(after)):
-            if physical.get(s) == after.get(s):
-                continue
-            if s in after:
-                _act(script, "place", s, rng, noise, settle)
+        lifts, places = fixup_stations(before_uid, frm, to, state)
+        for s in lifts:
+            _act(script, "lift", s, rng, noise, settle)
+        for s in places:
+            _act(script, "place", s, rng, noise, settle)
         if ruling.result is not None:
             script.rulings.append({"event": "game_over", "winners": list(ruling.result.winners), "reason": ruling.result.reason})
     script.state = state

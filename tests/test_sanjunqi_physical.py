@@ -10,6 +10,7 @@ import json
 
 from controller.commands.script import run_script
 from controller.rules import load_game, new_game
+from tests.physical import play_physically
 
 GAME = "sanjunqi"
 SETTLE = 30
@@ -56,24 +57,7 @@ def _script() -> tuple[list[str], list]:
         lines.append({"tick_ms": SETTLE + 5})
 
     for frm, to in MOVES:
-        before = {s: p.uid for s, p in state.board.items()}
-        attack = to in state.board
-        ruling = state.apply((frm, to))
-        rulings.append(ruling)
-        act("lift", frm)
-        if attack:
-            act("lift", to)
-        act("place", to)
-        physical = dict(before)
-        physical[to] = physical.pop(frm)
-        after = {s: p.uid for s, p in state.board.items()}
-        changed = sorted(s for s in set(physical) | set(after) if physical.get(s) != after.get(s))
-        for s in changed:
-            if s in physical:
-                act("lift", s)
-        for s in changed:
-            if s in after:
-                act("place", s)
+        rulings.append(play_physically(state, frm, to, act))
     return [json.dumps(x) for x in lines], rulings
 
 
