@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from controller.rules import SPECTATOR, GameState, Move, Ruling, redact_ruling
+from controller.rules import SPECTATOR, GameState, IllegalMoveError, Move, Ruling, redact_ruling
 from controller.rules import reactions as _reactions
 from controller.rules.errors import RulesError, SetupProblem
 from controller.rules.state import ALL
@@ -299,8 +299,10 @@ class Session:
         before = self.expected_board()
         move = Move(action.frm, action.to)
         side = st.turn
-        reason = st.why_illegal(move)
-        if reason is not None:
+        try:
+            ruling = st.apply(move)  # judged once; a refused move changes nothing
+        except IllegalMoveError as exc:
+            reason = exc.reason
             self._journal("illegal", {"side": side, "from": move.frm, "to": move.to, "reason": reason})
             self._publish({"event": "illegal", "player": side, "from": move.frm, "to": move.to, "reason": reason,
                            "message": f"illegal: {reason}; put the piece back on {move.frm}"})
@@ -309,7 +311,6 @@ class Session:
             if self.snapshot is not None:
                 self._handle(self.recognizer.feed(self.snapshot))
             return
-        ruling = st.apply(move)
         data: dict[str, Any] = {"side": side, "from": move.frm, "to": move.to}
         if self.clock is not None:  # the press is journaled with the move: a resumed game's clock goes on from here
             data["clock"] = self.clock.press(side, st.turn if st.phase == "play" else None)

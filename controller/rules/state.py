@@ -347,12 +347,13 @@ class GameState:
         move = Move(*move)
         if self.phase == "over":
             raise GameOverError("the game is over")
-        reason = self.why_illegal(move)
-        if reason is not None:
-            raise IllegalMoveError(reason)
         frm, to = move
         side = self.turn
-        spec = self.destinations(frm)[to]
+        piece = self.board.get(frm) if self.phase == "play" else None
+        # the move generator once; only a refused move pays for working out the reason
+        spec = self.destinations(frm).get(to) if piece is not None and piece.owner == side else None
+        if spec is None:
+            raise IllegalMoveError(self.why_illegal(move) or f"{frm}-{to} is not a legal move")
         mover = self.board[frm]
         defender = self.board.get(to)
         pend = _Pending()
