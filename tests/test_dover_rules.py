@@ -329,3 +329,24 @@ def test_moving_a_wall_is_an_edit_of_the_sea_lines() -> None:
     state.board.update(position(GAME, {"c2": ("red", "destroyer"), "c3": ("red", "torpedo_boat")}).board)
     state.phase = "play"
     assert "d2" in state.destinations("c2") and "c4" not in state.destinations("c3")
+
+
+def test_a_dropped_flag_with_both_base_squares_taken_goes_to_the_nearest_empty_square_of_its_base() -> None:
+    # Red's destroyer takes Blue's flag (g12) and sails out of Blue's harbour; a Blue patrol boat moves onto g12 and a
+    # Blue mine holds h12, so both base squares are taken when the carrier and a Blue destroyer sink each other at f7.
+    state = position(GAME, {"g11": ("red", "destroyer"), "g12": ("blue", "flag"), "h12": ("blue", "mine"),
+                            "a1": ("red", "flag"), "f12": ("blue", "patrol_boat"), "e7": ("blue", "destroyer")})
+    for red, blue in [(("g11", "g12"), ("f12", "g12")), (("g11", "g10"), ("e7", "e6")), (("g10", "f10"), ("e6", "e7")),
+                      (("f10", "f9"), ("e7", "e6")), (("f9", "f8"), ("e6", "e7"))]:
+        state.apply(red)
+        state.apply(blue)
+    assert carriers(state) == {"f8": [{"owner": "blue", "piece": "flag"}]}
+    assert state.board["g12"].type == "patrol_boat" and state.board["h12"].type == "mine"
+    state.apply(("f8", "f7"))
+    ruling = state.apply(("e7", "f7"))  # destroyer against destroyer: both sink, far from Blue's base
+    assert ruling.outcome == "both" and carriers(state) == {}
+    flags = [s for s, p in state.board.items() if p.type == "flag" and p.owner == "blue"]
+    # not where the carrier sank (f7): the empty square nearest Blue's base (one sea step from it, board order)
+    assert flags == ["g11"], flags
+    assert state.board["g11"].public
+    assert any("g11" in n for n in redact_ruling(ruling, SPECTATOR)["notices"])

@@ -7,14 +7,16 @@ Any game with a ``flag`` piece and a ``base`` setup zone can name the hook ``car
   pieces standing there); ``first_capture`` taking the enemy flag wins at once (the engine's ordinary capture rule:
   the flag leaves the game, so ``win.capture`` must name the flag).
 - ``dropped_flag``: where a flag goes when its carrier sinks and nobody wins the clash (outcome ``both``): ``base``
-  (default) back to the station it started on, else another empty station of its side's base, else where its
-  carrier sank; ``here`` where its carrier sank.
+  (default) back to the station it started on, else another empty station of its side's base, else the empty
+  station nearest that base (fewest ordinary moves from it; ties in board order) — never inside the enemy's waters
+  by default; ``here`` where its carrier sank.
 
 The registry in ``hooks.py`` imports this module; import it through ``controller.rules.hooks``.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -123,6 +125,7 @@ class CarryFlag(Hook):
                 start = [s for s, pid in state.deployments.get(f.owner, {}).items() if pid == f.type]
                 base = state.game.setup.zones.get(self.base_zone, {}).get(f.owner, frozenset())
                 candidates += start + [s.id for s in state.game.stations if s.id in base]
+                candidates += _nearest_first(state, base)
             candidates += [sank_at, ruling.frm, ruling.to]
             dest = next((s for s in candidates if s not in state.board and state.topo.passable[s]), None)
             if dest is None:  # pragma: no cover - needs more flags on one carrier than two sides can give
@@ -166,3 +169,22 @@ class CarryFlag(Hook):
                     already.add(f.owner)
                     pending.out.append((f.owner, f"{_side(side)} brought {_side(f.owner)}'s flag to its base ({station})"))
 
+
+
+def _nearest_first(state: GameState, base: frozenset[str] | set[str]) -> list[str]:
+    """Every station reachable from ``base`` by ordinary moves (the lines the game's pieces sail along, walls
+    included), nearest first; stations at the same distance in board order. Used when both base squares are taken."""
+    # the ordinary way of moving: the line kinds most pieces take one step along (Dover Patrol: sea, not air)
+    ways = Counter(spec.along for p in state.game.pieces for spec in p.moves if spec.max_steps == 1)
+    kinds = ways.most_common(1)[0][0] if ways else frozenset(ln.kind for ln in state.game.lines)
+    nbrs = state.topo.neighbours(kinds)
+    order = {s.id: i for i, s in enumerate(state.game.stations)}
+    seen = set(base)
+    ring = sorted(seen, key=order.__getitem__)
+    out: list[str] = []
+    while ring:
+        nxt = {n for s in ring for n in nbrs.get(s, ()) if n not in seen}
+        seen |= nxt
+        ring = sorted(nxt, key=order.__getitem__)
+        out += ring
+    return out
