@@ -48,7 +48,8 @@ def test_a_four_seat_game_through_facedown_script_with_a_seat_going_out():
     history = script.state.history
     knocked = next(r for r in history if r.out)
     assert knocked.out == (("blue", "Flag lost"),) and knocked.result is None
-    cleared = sorted(r.station for r in knocked.removed if r.owner == "blue")
+    # the pieces standing on the board; the flag taken in the clash is in the attacker's hand, its station the winner's
+    cleared = sorted(r.station for r in knocked.removed if r.owner == "blue" and r.uid not in (knocked.mover_uid, knocked.defender_uid))
     notice = next(e for e in events if e["event"] == "notice" and e.get("out") == "blue")
     assert notice["clear"] == cleared and len(cleared) > 1 and "Blue is out" in notice["message"]
     fixup = events[events.index(notice) + 1]

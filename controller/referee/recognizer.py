@@ -94,10 +94,9 @@ class _Fixup:
 class Recognizer:
     """Feed it snapshots; it says what happened. The session tells it the side to move and each new expected board."""
 
-    def __init__(self, expected: ExpectedBoard, side: str, allies: Mapping[str, frozenset[str]] | None = None, *, use_tags: bool = False) -> None:
+    def __init__(self, expected: ExpectedBoard, side: str, *, use_tags: bool = False) -> None:
         self.expected: dict[str, Occupant] = dict(expected)
         self.side = side
-        self.allies = dict(allies or {})
         self.use_tags = use_tags
         self._touched: set[str] = set()  # stations empty in the last snapshot
         self._swapped: set[str] = set()  # enemy stations re-occupied while a piece of the side to move was in hand
@@ -174,8 +173,10 @@ class Recognizer:
             return self._report(Mismatch(tuple(diff)))
         return self._report(Waiting(tuple(d.station for d in diff), tuple(diff)))
 
-    def _enemy(self, owner: str) -> bool:
-        return owner != self.side and owner not in self.allies.get(self.side, frozenset())
+    def _other(self, owner: str) -> bool:
+        """A piece of another side, enemy or ally: lifting one and putting your own piece in its place is an
+        attempted attack (the rules refuse an attack on an ally, so the referee says why instead of a mismatch)."""
+        return owner != self.side
 
     def _feed_turn(self, snap: Snapshot) -> Action:
         exp = self.expected
@@ -184,12 +185,13 @@ class Recognizer:
         added = [s for s in occ if s not in exp]
         wrong = [s for s in exp if s in occ and self.use_tags and exp[s].tag is not None and snap.tag(s) != exp[s].tag]
         own_lifted = [s for s in lifted if exp[s].owner == self.side]
-        enemy_lifted = [s for s in lifted if self._enemy(exp[s].owner)]
-        # An enemy station that was empty in the last snapshot and is occupied again while a piece of the side to
-        # move is in hand now holds that piece: the attack convention (either lift first).
+        enemy_lifted = [s for s in lifted if self._other(exp[s].owner)]
+        # Another side's station (an enemy's, or an ally's: an attack the rules will refuse) that was empty in the last
+        # snapshot and is occupied again while a piece of the side to move is in hand now holds that piece: the
+        # attack convention (either lift first).
         if own_lifted:
             for b in self._touched:
-                if b in occ and self._enemy(exp[b].owner):
+                if b in occ and self._other(exp[b].owner):
                     self._swapped.add(b)
         else:
             self._swapped.clear()

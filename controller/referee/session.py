@@ -111,8 +111,7 @@ class Session:
         self.snapshot: Snapshot | None = None
         self.snapshot_at: float | None = None  # wall-clock time (time.time) of the latest snapshot
         self.clock: ClockHook | None = None  # a game clock whose readings are journaled with moves and arbiter actions
-        allies = {s: frozenset(o for g in self.game.alliances if s in g for o in g if o != s) for s in self.game.sides}
-        self.recognizer = Recognizer({}, state.turn, allies, use_tags=use_tags)
+        self.recognizer = Recognizer({}, state.turn, use_tags=use_tags)
         self._offers_told: dict[int, _reactions.Offer] = {}  # open reaction offers already told to their seats
         if state.phase != "setup":
             self._expect_whole_board("resumed: put the board as the referee expects it")
@@ -328,8 +327,12 @@ class Session:
         if public["notices"]:
             event["notices"] = public["notices"]
         self._publish(event, ruling)
-        for out_side, why in ruling.out if ruling.result is None else ():
-            self._publish(_out_notice(out_side, why, [r for r in ruling.removed if r.owner == out_side]))
+        # every seat that goes out is announced, the last one before the game ends too (with more than two seats the
+        # game can end because of it); only pieces standing on the board are named for clearing, never the pieces
+        # of the clash itself (in a hand) or the station the winner now holds
+        in_clash = (ruling.mover_uid, ruling.defender_uid)
+        for out_side, why in ruling.out if ruling.result is None or len(self.game.sides) > 2 else ():
+            self._publish(_out_notice(out_side, why, [r for r in ruling.removed if r.owner == out_side and r.uid not in in_clash]))
         self._tell_offers("a move was made without answering", mover=side)
         # the board as the players' hands left it, and the board the ruling asks for
         physical = dict(before)
@@ -510,7 +513,7 @@ class Session:
             except RulesError as exc:
                 raise ValueError(str(exc)) from None
             self._arbiter({"action": "out", "side": side, "reason": reason})
-            for out_side, why in elim.out if elim.result is None else ():
+            for out_side, why in elim.out if elim.result is None or len(self.game.sides) > 2 else ():
                 self._publish(_out_notice(out_side, why, [r for r in elim.removed if r.owner == out_side]))
             self._tell_offers(f"{_owner_name(side)} was put out")
             steps = [{"station": r.station, "do": f"take {_owner_name(r.owner)}'s piece off: it leaves the game"} for r in elim.removed]
