@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_rules_helpers import position
 
-from controller.rules import IllegalMoveError, SPECTATOR, view
+from controller.rules import SPECTATOR, IllegalMoveError, view
 
 FLAGS = {"a2": ("red", "flag"), "o2": ("blue", "flag")}
 
