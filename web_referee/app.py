@@ -23,7 +23,7 @@ MAX_BODY = 64 * 1024
 
 
 def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max_streams: int = 40,
-               queue_size: int = 256) -> Flask:
+               queue_size: int = 256, streams_per_role: int = 4, per_address_streams: int | None = None) -> Flask:
     """The web referee for ``table``. ``setups`` is a SetupStore (default: the user's data dir)."""
     if setups is None:
         from controller.setups_store import SetupStore
@@ -33,7 +33,8 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     roles = Roles(table)
-    hub = Hub(table.session, queue_size=queue_size, max_clients=max_streams)
+    hub = Hub(table.session, queue_size=queue_size, max_clients=max_streams, per_role=streams_per_role,
+              per_address=per_address_streams)
     app.extensions["facedown"] = {"table": table, "hub": hub, "roles": roles, "setups": setups}
     game = table.game
     meta = payloads.game_meta(game)
@@ -72,6 +73,9 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
                 fail(403, "request from another origin refused")
         if not roles.csrf_ok(role, request.headers.get("X-CSRF-Token")):
             fail(403, "missing or wrong CSRF token: reload the page")
+        sup = getattr(table, "supervisor", None)
+        if sup is not None and sup.fault is not None:
+            fail(503, "the referee has stopped and is restarting: try again shortly", fault=sup.fault_json())
         if not request.is_json:
             fail(415, "send JSON (Content-Type: application/json)")
         data = request.get_json(silent=True)
@@ -137,13 +141,14 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
             fail(400, f"Last-Event-ID must be an event number, not {raw[:20]!r}")
         if after < 0:
             fail(400, "Last-Event-ID must not be negative")
-        opened = hub.open(role, after)
+        opened = hub.open(role, after, request.remote_addr)
         if opened is None:
             r = Response(json.dumps({"error": "too many live pages open: try again shortly"}), status=503, mimetype="application/json")
             r.headers["Retry-After"] = "5"
             return r
         client, backlog = opened
-        body = hub.stream(client, backlog, after, payloads.event_for, keepalive_s=app.config.get("SSE_KEEPALIVE_S", keepalive_s))
+        body = hub.stream(client, backlog, after, payloads.event_for, keepalive_s=app.config.get("SSE_KEEPALIVE_S", keepalive_s),
+                          disconnected=request.environ.get("waitress.client_disconnected"))
         resp = Response(body, mimetype="text/event-stream")
         resp.headers["Cache-Control"] = "no-cache"
         resp.headers["X-Accel-Buffering"] = "no"

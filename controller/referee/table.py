@@ -7,7 +7,6 @@ import hmac
 import logging
 import os
 import secrets
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,7 +68,7 @@ class Table:
     clock: Any = None  # a club ClockKeeper when the game is played on the clock (pages show it)
     journal_lock: Any = None  # the JournalLock this process holds on the journal, released by stop()
     supervisor: Any = None  # the Supervisor that stops the referee visibly on an unexpected error (start() makes one)
-    _thread: threading.Thread | None = None
+    _started: bool = False
 
     @property
     def game(self) -> GameDef:
@@ -101,13 +100,21 @@ class Table:
 
         self.session.subscribe(forward)
 
+    def supervise(self) -> Any:
+        """The table's Supervisor (made once): it watches the journal from now on, and ``start`` runs the board
+        thread under it."""
+        if self.supervisor is None:
+            from .supervisor import Supervisor
+
+            self.supervisor = Supervisor(self)
+        return self.supervisor
+
     def start(self) -> None:
-        """Start reading the board in a background thread."""
-        if self._thread is not None:
+        """Start reading the board in a background thread, supervised: an unexpected error stops ruling visibly."""
+        if self._started:
             return
-        self.session.on_snapshot(self.board.current())
-        self._thread = threading.Thread(target=self.board.run, args=(self.session.on_snapshot,), name="facedown-board", daemon=True)
-        self._thread.start()
+        self._started = True
+        self.supervise().start()
         if self.clock is not None:
             self.clock.start()
 
@@ -115,8 +122,8 @@ class Table:
         if self.clock is not None:
             self.clock.stop()
         self.board.stop()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
+        if self.supervisor is not None:
+            self.supervisor.stop()
         for a in self.announcers:
             try:
                 a.close()
