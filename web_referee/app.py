@@ -123,6 +123,15 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
         return page(role, token)
 
     # ------------------------------------------------------------------ read
+    @app.get("/i18n/<lang>.json")
+    def words(lang: str) -> Response:
+        """One language's message catalog, for the page's words (the referee's health banner among them)."""
+        from controller.messages import LANGUAGES, catalog
+
+        if lang not in LANGUAGES:
+            fail(404, f"no words for language {lang[:20]!r}: expected one of {', '.join(LANGUAGES)}")
+        return jsonify(catalog(lang))
+
     @app.get("/api/game")
     def game_data() -> Response:
         return jsonify(meta)

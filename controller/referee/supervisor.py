@@ -148,7 +148,10 @@ class Supervisor:
 
     def _watch(self) -> None:
         while not self._stopping.wait(self.poll_s) and self.fault is None:
-            self.check()
+            try:
+                self.check()
+            except Exception as exc:  # noqa: BLE001 - the watcher must not die silently either
+                self.fail(exc, "watch")
 
     def check(self) -> None:
         """One look: the journal's background sync, the board thread, and the sensor link (called by the watcher)."""
@@ -172,7 +175,7 @@ class Supervisor:
         if new.status == old.status:
             return
         since = now if new.status != "connected" else None
-        self.link = LinkStatus(new.status, since, new.detail)
+        self.link = LinkStatus(new.status, since)
         if new.status == "lost" and not self._link_told_lost:
             self._link_told_lost = True
             self._publish({"event": "link", "status": "lost", "since": since,

@@ -80,7 +80,7 @@ class Table:
 
     def role_for_token(self, token: str | None) -> str | None:
         """The role ("red", "arbiter"...) a token belongs to, compared in constant time; None if it is not one."""
-        if not token:
+        if not token or not token.isascii():  # tokens are hex: anything else is no token (and compare_digest wants ASCII)
             return None
         for role, t in self.tokens.items():
             if hmac.compare_digest(t, token):
