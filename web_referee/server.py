@@ -136,7 +136,7 @@ class WebServer:
                                      "or another program): stop it, or choose another with --port") from None
             raise WebServerError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
         self.host = host
-        self.port: int = self._server.effective_port  # type: ignore[assignment]
+        self.port = int(self._server.effective_port)
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
