@@ -78,7 +78,12 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
             fail(503, "the referee has stopped and is restarting: try again shortly", fault=sup.fault_json())
         if not request.is_json:
             fail(415, "send JSON (Content-Type: application/json)")
-        data = request.get_json(silent=True)
+        from controller.textfiles import InputFileError, decode, parse_json
+
+        try:  # our own parse: bounded nesting, long numbers and bad bytes are a 400 that says so, never a 500
+            data = parse_json(decode(request.get_data(cache=True), "the request body", "request"), "the request body")
+        except InputFileError as exc:
+            fail(400, str(exc))
         if not isinstance(data, dict):
             fail(400, "the request body must be a JSON object")
         return data  # type: ignore[return-value]

@@ -91,12 +91,16 @@ def read_setup_file(path: str) -> dict[str, str]:
     """A deployment file: a YAML or JSON mapping {station: piece id}."""
     import yaml
 
+    from controller.docreader import DocumentProblem, load_yaml
     from controller.rules.errors import RulesError
+    from controller.textfiles import InputFileError, read_text
 
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise RulesError(f"{path}: cannot read the deployment file ({exc.strerror})") from None
+        data = load_yaml(read_text(path, "deployment file"))
+    except InputFileError as exc:
+        raise RulesError(str(exc)) from None
+    except DocumentProblem as exc:
+        raise RulesError(f"{path}: {exc.where}: expected {exc.expected}") from None
     except yaml.YAMLError as exc:
         raise RulesError(f"{path}: not valid YAML/JSON ({exc})") from None
     if isinstance(data, dict) and "pieces" in data and isinstance(data["pieces"], dict):
