@@ -93,6 +93,13 @@ def test_an_unwritable_journal_stops_the_referee_visibly_and_keeps_the_journal(t
             assert render(st["fault"]["say"], lang)
     faults = [e for e in heard if e["event"] == "fault"]
     assert len(faults) == 1 and pattern_for(faults[0]) == PATTERNS["fault"]
+    # the voice and the console say it (in words from the catalogs)
+    from controller.announce.console import describe
+    from controller.announce.voice import phrase
+
+    assert phrase(faults[0], "zh", table.game).startswith("裁判已停止：无法保存棋局")
+    assert phrase(faults[0], "en", table.game).startswith("The referee has stopped: it cannot save the game")
+    assert describe(faults[0], table.game) == phrase(faults[0], "en", table.game)
     # no more rulings: later snapshots are not judged, and the journal holds exactly what was ruled before
     ply = table.state.ply
     p.play_until(20)
@@ -344,3 +351,20 @@ def test_the_sync_barrier_makes_the_next_write_wait_for_the_last_fsync(tmp_path:
     assert done.wait(5)
     j.close()
     assert [e.kind for e in Journal(tmp_path / "j.sqlite").events(gid)] == ["game", "move", "move"]
+
+
+def test_facedown_play_exits_non_zero_when_the_journal_fails_so_the_service_restarts_it(tmp_path: Path) -> None:
+    """`facedown play` on a journal that starts failing mid-game: the console says why, the process exits 3 (not
+    0: systemd's Restart=on-failure restarts it), and the journal replays to the last ruling it holds."""
+    from controller.referee.replay import rebuild
+
+    journal = tmp_path / "j.sqlite"
+    r = subprocess.run([sys.executable, "-m", "tests.fault_child", "6", "--", "play", "stratego", "--board", "sim",
+                        "--no-web", "--demo", "--pace", "0.01", "--fault-linger", "0.2", "--journal", str(journal)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 3, r.stderr[-2000:]
+    assert "The referee has stopped: it cannot save the game" in r.stdout
+    with Journal(journal) as j:
+        events = j.events(j.games()[-1].id)
+        assert len(events) == 6 + 1  # the game event, then the six writes that succeeded
+        rebuild(events)  # and it replays
