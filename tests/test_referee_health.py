@@ -5,6 +5,7 @@ event, the buzzer's pattern, the exit status) and by the journal staying intact.
 from __future__ import annotations
 
 import os
+import select
 import signal
 import stat
 import subprocess
@@ -299,8 +300,18 @@ def test_a_scanner_on_a_pty_that_sends_nonsense_is_resynced_and_the_link_status_
             time.sleep(0.02)
         raise AssertionError(what)
 
+    def wait_for_request(word: bytes) -> None:
+        heard = b""
+        end = time.monotonic() + 5
+        while word not in heard and time.monotonic() < end:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                heard += os.read(master, 4096)
+        assert word in heard, heard
+
     try:
         sup.start()
+        wait_for_request(b"HELLO?")  # the host opened the port (pyserial drops what came before) and asks
         send("HELLO proto=1 fw=1 board=t b=00AA n=12 scanner=mux sensing=reed caps=snap")
         send("SNAP b=00AA seq=1 occ=000 tags=-")
         wait_for(lambda: sup.link.status == "connected", "connected")
