@@ -173,3 +173,40 @@ def test_floods_from_another_address_do_not_starve_the_seats(served: WebServer, 
         out, _ = flood.communicate(timeout=30)
     stats = json.loads(out.strip().splitlines()[-1])
     assert stats["closed_by_server"] > 0  # the server cut the flood (per-address cap, header deadline, 503s)
+
+
+def _closed_within(s: socket.socket, seconds: float, trickle: bytes | None = None) -> bool:
+    """Does the server close ``s`` within ``seconds`` (while we send ``trickle`` every 0.5 s)?"""
+    end = time.monotonic() + seconds
+    s.settimeout(0.5)
+    while time.monotonic() < end:
+        try:
+            if s.recv(4096) == b"":
+                return True
+        except TimeoutError:
+            pass
+        except OSError:
+            return True
+        if trickle:
+            try:
+                s.sendall(trickle)
+            except OSError:
+                return True
+    return False
+
+
+def test_slow_headers_idle_sockets_and_one_address_hogging_are_cut(served: WebServer) -> None:
+    slow = socket.create_connection(("127.0.0.1", served.port), source_address=("127.0.0.3", 0))
+    slow.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+    idle = socket.create_connection(("127.0.0.1", served.port), source_address=("127.0.0.4", 0))
+    assert _closed_within(slow, 8, trickle=b"X-Slow: 1\r\n")  # header deadline 3 s (+ the 1 s check)
+    assert _closed_within(idle, 8)
+    slow.close()
+    idle.close()
+    hog = [socket.create_connection(("127.0.0.1", served.port), source_address=("127.0.0.5", 0)) for _ in range(40)]
+    extra = socket.create_connection(("127.0.0.1", served.port), source_address=("127.0.0.5", 0))
+    assert _closed_within(extra, 2)  # the 41st from that address is refused at once
+    status, _ = _get(f"http://127.0.0.1:{served.port}/")  # others are served
+    assert status == 200
+    for s in (*hog, extra):
+        s.close()
