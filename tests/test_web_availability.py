@@ -62,6 +62,9 @@ def test_a_non_ascii_token_is_403_without_a_traceback(game: Game, tmp_path: Path
         for path in ("/api/%C3%A9/state", "/seat/%C3%A9", "/arbiter/%E2%98%83", "/api/%F0%9F%98%80/events"):
             r = client.get(path)
             assert r.status_code == 403, path
+        r = client.post(f"/api/{game.table.tokens['red']}/setup/check", json={"placement": {}},
+                        headers={"X-CSRF-Token": "\u00e9t\u00e9"})
+        assert r.status_code == 403
     assert not [rec for rec in caplog.records if rec.levelno >= logging.ERROR]
 
 
