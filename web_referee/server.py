@@ -119,6 +119,8 @@ class WebServer:
         roles = len(table.game.sides) + 1  # the seats and the arbiter
         if threads is None:
             threads = spectator_streams + streams_per_role * roles + PAGE_THREADS
+        # fewer threads given: the seats' reserve shrinks first to one stream each, pages keep PAGE_THREADS
+        streams_per_role = max(1, min(streams_per_role, (threads - PAGE_THREADS - 1) // roles))
         self.app = create_app(table, setups=setups, keepalive_s=keepalive_s,
                               max_streams=max(1, min(spectator_streams, threads - streams_per_role * roles - PAGE_THREADS)),
                               streams_per_role=streams_per_role, per_address_streams=max(1, spectator_streams // 4))

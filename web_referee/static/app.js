@@ -536,6 +536,8 @@
     box.className = S.fault ? "fault" : `link-${link.status}`;
   }
 
+  $("lang").addEventListener("click", () => { setTimeout(renderHealth, 0); });  // once the page switched language
+
   // the live stream, reopened by itself: EventSource gives up after a refusal (503) or an HTTP error, so a
   // closed stream is reopened after a short, growing delay, and the state is fetched again to catch up
   let liveStream = null, retryMs = 1000;
