@@ -331,6 +331,19 @@ def test_a_scanner_on_a_pty_that_sends_nonsense_is_resynced_and_the_link_status_
         assert [e["status"] for e in heard if e["event"] == "link"] == ["lost"]
         st = state_for(table, "red")
         assert st["link"]["status"] == "lost" and st["link"]["since"] is not None and st["fault"] is None
+        # plugged back in (a new device behind the same name): the host reopens it, resyncs, and says so
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        tmp = tmp_path / "ttyFD.new"
+        tmp.symlink_to(os.ttyname(slave))
+        tmp.replace(port)
+        wait_for_request(b"HELLO?")
+        send("HELLO proto=1 fw=1 board=t b=00BB n=12 scanner=mux sensing=reed caps=snap")
+        send("SNAP b=00BB seq=1 occ=000 tags=-")
+        wait_for(lambda: sup.link.status == "connected", "back")
+        wait_for(lambda: [e["status"] for e in heard if e["event"] == "link"] == ["lost", "connected"], "told back")
+        back = [e for e in heard if e["event"] == "link"][-1]
+        assert back["say"]["code"] == "link.back_notice" and sup.fault is None
     finally:
         table.stop()
         for fd in (master, slave):
@@ -379,3 +392,20 @@ def test_facedown_play_exits_non_zero_when_the_journal_fails_so_the_service_rest
         events = j.events(j.games()[-1].id)
         assert len(events) == 6 + 1  # the game event, then the six writes that succeeded
         rebuild(events)  # and it replays
+
+
+def test_a_failed_background_sync_is_a_fault(tmp_path: Path) -> None:
+    p = Player(tmp_path)
+    p.play_until(1)
+    syncer = p.table.journal._syncer
+
+    def eio() -> None:
+        raise OSError(5, "Input/output error")
+
+    syncer._sync = eio
+    p.play_until(3)  # the next ruling's sync fails in the background
+    p.sup.check()  # what the watcher does every 0.25 s
+    assert p.sup.fault is not None and p.sup.fault.code == "fault.journal"
+    with pytest.raises(JournalError, match="cannot make the journal durable: Input/output error"):
+        p.table.journal.wait_durable()
+    p.table.stop()
