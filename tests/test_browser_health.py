@@ -44,6 +44,8 @@ def test_every_page_shows_the_stopped_referee(browser, served) -> None:  # noqa:
     for page in pages:
         page.wait_for_selector("#health.fault", state="visible", timeout=5000)
         assert "The referee has stopped: it cannot save the game" in page.locator("#health").inner_text()
+        page.wait_for_selector("#log li.ev-fault", timeout=5000)  # and the event log says it in words
+        assert "The referee has stopped" in page.locator("#log li.ev-fault").first.inner_text()
     page = pages[0]
     page.locator("#lang").click()
     _wait(lambda: "裁判已停止" in page.locator("#health").inner_text(), what="the banner in Chinese")

@@ -561,6 +561,11 @@
     es.onmessage = (m) => {
       let ev;
       try { ev = JSON.parse(m.data); } catch (e) { return; }
+      if (ev.say && (ev.event === "fault" || ev.event === "link")) {  // the referee's health: catalog words
+        healthCatalog().then((cat) => logLine(sayWith(cat, ev.say), `ev-${cls(ev.event)}`));
+        scheduleRefresh();
+        return;
+      }
       logLine(eventText(ev), `ev-${cls(ev.event)}`);
       document.body.setAttribute("data-seq", String(ev.seq));
       if (ev.event === "board") onBoardEvent(ev.occupied);
