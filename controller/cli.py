@@ -38,8 +38,9 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from controller.referee.replay import ReplayError
     from controller.rules.errors import RulesError
     from controller.sensing.profile import ProfileError
+    from controller.textfiles import InputFileError
 
-    return (RulesError, ProfileError, JournalError, ReplayError)
+    return (RulesError, ProfileError, JournalError, ReplayError, InputFileError)
 
 
 def main(argv: list[str] | None = None) -> int:

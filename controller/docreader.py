@@ -1,10 +1,81 @@
 """Walks a parsed YAML document (a game file, a hardware profile) so every complaint names the file, the path
-inside the document and what was expected."""
+inside the document and what was expected; and loads YAML safely and strictly (``load_yaml``): a key given twice
+in one mapping is refused with both places (plain PyYAML silently keeps the last), and so are documents nested
+absurdly deep or holding numbers too long to convert."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
 from typing import Any
+
+import yaml
+
+#: Deepest nesting a YAML document may have (FaceDown's need fewer than ten levels).
+MAX_DEPTH = 200
+
+
+class DocumentProblem(Exception):
+    """A YAML document that parses but cannot be accepted: ``where`` in it, and what was ``expected``."""
+
+    def __init__(self, where: str, expected: str) -> None:
+        super().__init__(f"{where}: {expected}")
+        self.where = where
+        self.expected = expected
+
+
+def _unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    loader.flatten_mapping(node)
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            first = seen.get(key)
+        except TypeError:  # an unhashable key: the mapping check below reports it
+            continue
+        if first is not None:
+            a, b = first.start_mark, key_node.start_mark
+            raise DocumentProblem(f"line {b.line + 1}, column {b.column + 1}",
+                                  f"each key once in a mapping; {key!r} was already given at line {a.line + 1}, "
+                                  f"column {a.column + 1}")
+        seen[key] = key_node
+    return loader.construct_mapping(node, deep=deep)
+
+
+def _unique(base: type) -> type:
+    loader = type(f"Unique{base.__name__}", (base,), {"__doc__": "A safe loader that refuses duplicate keys."})
+    loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
+    return loader
+
+
+#: Safe loaders refusing duplicate keys: the C parser (libyaml) when PyYAML has it, and pure Python.
+UniqueSafeLoader = _unique(yaml.SafeLoader)
+UniqueFastLoader = _unique(getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def _depth(text: str) -> int:
+    """An upper bound of a YAML document's flow nesting ([ and {), and of its block nesting by indentation."""
+    depth = deepest = 0
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    indent = max((len(line) - len(line.lstrip(" ")) for line in text.splitlines()), default=0)
+    return max(deepest, indent // 2)
+
+
+def load_yaml(text: str, *, fast: bool = True) -> Any:
+    """The YAML document in ``text``, loaded safely; DocumentProblem for a duplicate key, nesting deeper than
+    MAX_DEPTH or a number too long to convert; yaml.YAMLError for text that is not YAML."""
+    if _depth(text) > MAX_DEPTH:
+        raise DocumentProblem("(document)", f"a document nested at most {MAX_DEPTH} levels deep")
+    try:
+        return yaml.load(text, Loader=UniqueFastLoader if fast else UniqueSafeLoader)  # noqa: S506 - safe loaders
+    except RecursionError:
+        raise DocumentProblem("(document)", f"a document nested at most {MAX_DEPTH} levels deep") from None
+    except ValueError as exc:  # int() of more than 4,300 digits
+        raise DocumentProblem("(document)", f"numbers of a sensible length ({str(exc).split(':')[0]})") from None
 
 
 def kind_of(value: Any) -> str:

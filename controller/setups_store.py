@@ -21,6 +21,10 @@ from controller.rules.errors import SetupProblem
 from controller.rules.setup import check_deployment
 
 _NAME = re.compile(r"^[\w][\w .()'-]{0,39}$")
+#: Bounds, so that a page (or a script) saving deployments in a loop cannot fill the SD card: saved deployments
+#: per game and side, and the size of one saved file (a 100-station deployment takes about 3 kB).
+MAX_PER_SIDE = 50
+MAX_FILE_BYTES = 32 * 1024
 
 
 class SetupStoreError(ValueError):
@@ -81,9 +85,15 @@ class SetupStore:
         if problems:
             raise SetupStoreError(f"not saved: the deployment has {len(problems)} problem(s)", problems)
         saved = SavedSetup(game.id, side, name, dict(placement), time.time())
+        text = json.dumps(saved.to_json(), ensure_ascii=False, indent=1, sort_keys=True)
+        if len(text.encode()) > MAX_FILE_BYTES:
+            raise SetupStoreError(f"not saved: a deployment file may take {MAX_FILE_BYTES // 1024} kB at most")
         folder.mkdir(parents=True, exist_ok=True)
+        if not (folder / f"{name}.json").exists() and len(list(folder.glob("*.json"))) >= MAX_PER_SIDE:
+            raise SetupStoreError(f"not saved: {side} already has {MAX_PER_SIDE} saved deployments for {game.id}; "
+                                  "delete one first, or save under an existing name to replace it")
         tmp = folder / f".{name}.json.tmp"
-        tmp.write_text(json.dumps(saved.to_json(), ensure_ascii=False, indent=1, sort_keys=True), encoding="utf-8")
+        tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, folder / f"{name}.json")
         return saved
 
@@ -113,6 +123,8 @@ class SetupStore:
     @staticmethod
     def _read(path: Path, game: GameDef, side: str) -> SavedSetup:
         try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                raise ValueError(f"larger than {MAX_FILE_BYTES // 1024} kB")
             data = json.loads(path.read_text(encoding="utf-8"))
             placement = data["placement"]
             if not isinstance(placement, dict):

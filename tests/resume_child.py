@@ -15,6 +15,9 @@ def main(game: str, seed: int, journal: str) -> None:
     board = SimBoard(__import__("controller.rules", fromlist=["load_game"]).load_game(game).station_ids, settle_ms=20, clock=lambda: 0.0)
     table = open_table(game, board=board, board_kind="sim", journal_path=journal, resume=False)
     session = table.session
+    # the announcement: what the buzzer and the pages would tell the players, printed as it is published
+    session.subscribe(lambda ev: print(f"announced {ev.ruling.ply}", flush=True)
+                      if ev.ruling is not None and ev.public.get("event") in ("move", "attack") else None)
     last = -1
     now = 0
     for line in script.lines:

@@ -156,6 +156,7 @@ def test_clock_readings_are_journaled_and_a_resumed_game_goes_on_from_them(tmp_p
     last = last_clock(g.table.journal.events(g.table.game_id))
     assert last == moves[-1]["clock"]  # pause and resume journaled the same reading
     g.table.journal.close()
+    g.table.journal_lock.release()  # the process is gone, and the kernel drops its lock on the journal
 
     # the Pi comes back: the game is rebuilt from the journal and its clocks go on from the last reading; the
     # 9.5 s between that reading and the power cut are charged to nobody

@@ -255,6 +255,7 @@ def test_an_answer_survives_a_restart_and_an_undo_takes_it_back_with_its_move(ga
     after = view(game.table.state, ARBITER)
     # the referee restarts (a power cut): the journal rebuilds the same game
     game.table.journal.close()
+    game.table.journal_lock.release()  # the process is gone, and the kernel drops its lock on the journal
     resumed = open_table("sanjunqi", board=game.board, board_kind="sim", journal_path=tmp_path / "journal.sqlite")
     try:
         assert resumed.game_id == game.table.game_id and view(resumed.state, ARBITER) == after

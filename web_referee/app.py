@@ -23,7 +23,7 @@ MAX_BODY = 64 * 1024
 
 
 def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max_streams: int = 40,
-               queue_size: int = 256) -> Flask:
+               queue_size: int = 256, streams_per_role: int = 4, per_address_streams: int | None = None) -> Flask:
     """The web referee for ``table``. ``setups`` is a SetupStore (default: the user's data dir)."""
     if setups is None:
         from controller.setups_store import SetupStore
@@ -33,7 +33,8 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     roles = Roles(table)
-    hub = Hub(table.session, queue_size=queue_size, max_clients=max_streams)
+    hub = Hub(table.session, queue_size=queue_size, max_clients=max_streams, per_role=streams_per_role,
+              per_address=per_address_streams)
     app.extensions["facedown"] = {"table": table, "hub": hub, "roles": roles, "setups": setups}
     game = table.game
     meta = payloads.game_meta(game)
@@ -72,9 +73,17 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
                 fail(403, "request from another origin refused")
         if not roles.csrf_ok(role, request.headers.get("X-CSRF-Token")):
             fail(403, "missing or wrong CSRF token: reload the page")
+        sup = getattr(table, "supervisor", None)
+        if sup is not None and sup.fault is not None:
+            fail(503, "the referee has stopped and is restarting: try again shortly", fault=sup.fault_json())
         if not request.is_json:
             fail(415, "send JSON (Content-Type: application/json)")
-        data = request.get_json(silent=True)
+        from controller.textfiles import InputFileError, decode, parse_json
+
+        try:  # our own parse: bounded nesting, long numbers and bad bytes are a 400 that says so, never a 500
+            data = parse_json(decode(request.get_data(cache=True), "the request body", "request"), "the request body")
+        except InputFileError as exc:
+            fail(400, str(exc))
         if not isinstance(data, dict):
             fail(400, "the request body must be a JSON object")
         return data  # type: ignore[return-value]
@@ -119,6 +128,15 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
         return page(role, token)
 
     # ------------------------------------------------------------------ read
+    @app.get("/i18n/<lang>.json")
+    def words(lang: str) -> Response:
+        """One language's message catalog, for the page's words (the referee's health banner among them)."""
+        from controller.messages import LANGUAGES, catalog
+
+        if lang not in LANGUAGES:
+            fail(404, f"no words for language {lang[:20]!r}: expected one of {', '.join(LANGUAGES)}")
+        return jsonify(catalog(lang))
+
     @app.get("/api/game")
     def game_data() -> Response:
         return jsonify(meta)
@@ -137,13 +155,14 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
             fail(400, f"Last-Event-ID must be an event number, not {raw[:20]!r}")
         if after < 0:
             fail(400, "Last-Event-ID must not be negative")
-        opened = hub.open(role, after)
+        opened = hub.open(role, after, request.remote_addr)
         if opened is None:
             r = Response(json.dumps({"error": "too many live pages open: try again shortly"}), status=503, mimetype="application/json")
             r.headers["Retry-After"] = "5"
             return r
         client, backlog = opened
-        body = hub.stream(client, backlog, after, payloads.event_for, keepalive_s=app.config.get("SSE_KEEPALIVE_S", keepalive_s))
+        body = hub.stream(client, backlog, after, payloads.event_for, keepalive_s=app.config.get("SSE_KEEPALIVE_S", keepalive_s),
+                          disconnected=request.environ.get("waitress.client_disconnected"))
         resp = Response(body, mimetype="text/event-stream")
         resp.headers["Cache-Control"] = "no-cache"
         resp.headers["X-Accel-Buffering"] = "no"

@@ -3,6 +3,12 @@
 The session calls ``Hub.publish`` from the referee's thread, which only puts the event on each client's queue and
 never waits: a client whose queue is full is dropped (its stream ends, the browser reconnects and catches up from
 the session log with ``Last-Event-ID``). Redaction for the client's role happens in the client's own thread.
+
+Streams for the people at the table are reserved: each seat and the arbiter may hold ``per_role`` streams of its
+own (a new one past that closes the role's oldest: a phone that reconnects never waits for its dead stream), and
+they never count against the spectators' cap (``max_clients``), which is also split per client address
+(``per_address``) so that one laptop cannot take every spectator slot. A stream notices a closed connection within
+``poll_s`` (the server's ``disconnected`` probe) and frees its slot at once.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 import json
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -18,22 +25,32 @@ from controller.referee.session import Published, Session
 _CLOSE = object()  # put on a queue to end its stream (server stopping)
 
 
-class Client:
-    """One open event stream: its role, its queue and whether the hub gave up on it."""
+SPECTATOR = "spectator"
 
-    def __init__(self, role: str, maxsize: int) -> None:
+
+class Client:
+    """One open event stream: its role, client address, queue, and whether the hub gave up on it."""
+
+    def __init__(self, role: str, maxsize: int, address: str | None = None) -> None:
         self.role = role
+        self.address = address
         self.queue: queue.Queue[Any] = queue.Queue(maxsize=maxsize)
         self.dropped = False
+        self.opened = time.monotonic()
+        self.after = 0  # the seq its stream catches up from (set by Hub.open)
 
 
 class Hub:
-    """Every open event stream of one table."""
+    """Every open event stream of one table (see the module docstring for who may open how many)."""
 
-    def __init__(self, session: Session, *, queue_size: int = 256, max_clients: int = 40) -> None:
+    def __init__(self, session: Session, *, queue_size: int = 256, max_clients: int = 40, per_role: int = 4,
+                 per_address: int | None = None, poll_s: float = 0.5) -> None:
         self.session = session
         self.queue_size = queue_size
         self.max_clients = max_clients
+        self.per_role = per_role
+        self.per_address = per_address if per_address is not None else max(1, max_clients // 4)
+        self.poll_s = poll_s
         self._clients: set[Client] = set()
         self._lock = threading.Lock()
         self.dropped_total = 0
@@ -43,6 +60,11 @@ class Hub:
     def client_count(self) -> int:
         with self._lock:
             return len(self._clients)
+
+    def count(self, role: str | None = None) -> int:
+        """Open streams, of one role if given."""
+        with self._lock:
+            return sum(1 for c in self._clients if role is None or c.role == role)
 
     def publish(self, event: Published) -> None:
         """Called by the session for each event: queue it for every client, dropping any that cannot keep up."""
@@ -62,17 +84,35 @@ class Hub:
                 if client.dropped:
                     self.dropped_total += 1
 
-    def open(self, role: str, after: int) -> tuple[Client, list[Published]] | None:
+    def open(self, role: str, after: int, address: str | None = None) -> tuple[Client, list[Published]] | None:
         """Register a stream for ``role`` and return it with every event after seq ``after`` (the catch-up);
-        None when the hub already serves its maximum of streams."""
+        None when the spectators' cap (overall, or for this address) is reached. A seat or the arbiter is never
+        refused: past ``per_role`` streams its oldest is closed. An ``after`` beyond the log (a page that lived
+        through a referee restart) catches up from the start of this run's log."""
+        evict: list[Client] = []
         with self._lock:
-            if len(self._clients) >= self.max_clients:
-                return None
-        client = Client(role, self.queue_size)
+            if role == SPECTATOR:
+                spectators = [c for c in self._clients if c.role == SPECTATOR]
+                if len(spectators) >= self.max_clients:
+                    return None
+                if address is not None and sum(1 for c in spectators if c.address == address) >= self.per_address:
+                    return None
+            else:
+                mine = sorted((c for c in self._clients if c.role == role), key=lambda c: c.opened)
+                evict = mine[:max(0, len(mine) - self.per_role + 1)]
+                for c in evict:
+                    self._clients.discard(c)
+        for c in evict:
+            _end(c)
+        client = Client(role, self.queue_size, address)
         with self.session.lock:  # nothing is published between reading the backlog and joining
+            log = self.session.log
+            if log and after > log[-1].seq or not log and after > 0:
+                after = 0
             backlog = self.session.since(after)
             with self._lock:
                 self._clients.add(client)
+        client.after = after
         return client, backlog
 
     def close_all(self) -> None:
@@ -81,16 +121,15 @@ class Hub:
             clients = list(self._clients)
             self._clients.clear()
         for c in clients:
-            c.dropped = True
-            try:
-                c.queue.put_nowait(_CLOSE)
-            except queue.Full:
-                pass
+            _end(c)
 
     def stream(self, client: Client, backlog: list[Published], after: int,
-               encode: Callable[[Published, str], dict[str, Any] | None], *, keepalive_s: float = 15.0) -> Iterator[str]:
-        """The text of one SSE stream: the catch-up, then live events, with a comment line as keepalive."""
-        last = after
+               encode: Callable[[Published, str], dict[str, Any] | None], *, keepalive_s: float = 15.0,
+               disconnected: Callable[[], bool] | None = None) -> Iterator[str]:
+        """The text of one SSE stream: the catch-up, then live events, with a comment line as keepalive.
+        ``disconnected`` (the server's probe) is asked every ``poll_s``: a closed connection ends the stream."""
+        last = getattr(client, "after", after)
+        quiet = 0.0
         try:
             yield "retry: 2000\n\n"
             for ev in backlog:
@@ -100,10 +139,16 @@ class Hub:
                     yield msg
             while not client.dropped:
                 try:
-                    ev = client.queue.get(timeout=keepalive_s)
+                    ev = client.queue.get(timeout=min(self.poll_s, keepalive_s))
                 except queue.Empty:
-                    yield ": keepalive\n\n"
+                    if disconnected is not None and disconnected():
+                        break
+                    quiet += min(self.poll_s, keepalive_s)
+                    if quiet >= keepalive_s:
+                        quiet = 0.0
+                        yield ": keepalive\n\n"
                     continue
+                quiet = 0.0
                 if ev is _CLOSE:
                     break
                 if ev.seq <= last:
@@ -114,6 +159,15 @@ class Hub:
                     yield msg
         finally:
             self._forget(client)
+
+
+def _end(client: Client) -> None:
+    """Make a stream end at its next wake-up (the hub no longer serves it)."""
+    client.dropped = True
+    try:
+        client.queue.put_nowait(_CLOSE)
+    except queue.Full:
+        pass
 
 
 def _frame(ev: Published, role: str, encode: Callable[[Published, str], dict[str, Any] | None]) -> str | None:

@@ -95,6 +95,8 @@ def state_for(table: Any, role: str) -> dict[str, Any]:
         "has_journal": table.journal is not None and table.game_id is not None,
         # the game clock, when the club plays on one: each side's time left and whose is running (public)
         "clock": table.clock.to_json() if getattr(table, "clock", None) is not None else None,
+        # the referee's health, for every role: why it stopped (or None), and the link to the board's sensors
+        **health_for(table),
     }
     if role in game.sides and "offers" in board_view:
         # optional reactions (reactions: ask): this seat's own open offers and its standing choice, from its view
@@ -113,6 +115,14 @@ def state_for(table: Any, role: str) -> dict[str, Any]:
             "waiting_for_board": status["waiting_for_board"],
         }
     return out
+
+
+def health_for(table: Any) -> dict[str, Any]:
+    """``fault`` (None, or why the referee stopped) and ``link`` (connected / resyncing / lost, since when)."""
+    sup = getattr(table, "supervisor", None)
+    if sup is None:
+        return {"fault": None, "link": {"status": "connected", "since": None, "say": {"code": "link.connected", "params": {}}}}
+    return {"fault": sup.fault_json(), "link": sup.link_json()}
 
 
 def _now() -> float:

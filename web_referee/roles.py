@@ -32,4 +32,5 @@ class Roles:
         return hmac.new(self._secret, f"csrf:{role}".encode(), hashlib.sha256).hexdigest()[:32]
 
     def csrf_ok(self, role: str, sent: str | None) -> bool:
-        return bool(sent) and hmac.compare_digest(self.csrf(role), sent or "")
+        # a header is Latin-1 text: anything not ASCII is no token (and compare_digest refuses non-ASCII text)
+        return bool(sent) and (sent or "").isascii() and hmac.compare_digest(self.csrf(role), sent or "")

@@ -1,14 +1,90 @@
 """Serves the web referee with waitress in background threads, and prints the seat, spectator and arbiter links
-(with QR codes) in the terminal at game start."""
+(with QR codes) in the terminal at game start.
+
+Availability on a busy LAN. waitress reads requests in one asynchronous loop and hands only complete requests
+to its worker threads, so idle and slow connections cost a file descriptor, not a thread; what starved the seats
+was its defaults (100 connections in all, 120 s idle timeout, no limit on how long headers may take, nothing
+per client address). ``FairServer`` keeps waitress (maintained, on PyPI, already a dependency) and adds:
+- a per-address connection cap (``per_address``): one laptop cannot fill the server, however many sockets it opens;
+- a header deadline (``header_timeout_s``): a request whose headers are not complete in that time is closed
+  (the slow-header attack), checked every second;
+- a high overall limit (``connection_limit``, with the file-descriptor limit raised to fit) and a short idle
+  timeout (``channel_timeout``); event streams are not idle (a keepalive every 15 s) and are never cut by it;
+- ``waitress.client_disconnected``, so a closed event stream frees its slot within the hub's poll (0.5 s).
+The hub reserves event streams per token (seats and arbiter) apart from the spectators' cap, and the worker
+threads are sized to hold all of them plus headroom for pages and actions.
+"""
 
 from __future__ import annotations
 
+import errno
 import logging
+import resource
 import socket
 import threading
 from typing import Any, TextIO
 
+from waitress.server import TcpWSGIServer
+
 log = logging.getLogger(__name__)
+
+#: Defaults: spectator streams in all, streams per seat/arbiter token, connections per client address.
+SPECTATOR_STREAMS = 24
+STREAMS_PER_ROLE = 3
+PER_ADDRESS = 64
+PAGE_THREADS = 8  # worker threads kept free of event streams, for pages, state and actions
+
+
+class WebServerError(OSError):
+    """The web referee cannot listen (the port is taken, the address is not this machine's): says which."""
+
+
+class FairServer(TcpWSGIServer):
+    """waitress's TCP server with a per-address connection cap and a deadline for request headers."""
+
+    per_address = PER_ADDRESS
+    header_timeout_s = 10.0
+
+    def handle_accept(self) -> None:
+        try:
+            pair = self.accept()
+        except OSError:
+            return
+        if pair is None:
+            return
+        conn, addr = pair
+        host = addr[0] if isinstance(addr, tuple) else addr
+        held = sum(1 for ch in list(self.active_channels.values()) if isinstance(ch.addr, tuple) and ch.addr[0] == host)
+        if held >= self.per_address:
+            conn.close()  # this address holds its share already: refuse at once, keep the rest for the others
+            return
+        try:
+            self.set_socket_options(conn)
+        except OSError:
+            conn.close()
+            return
+        self.channel_class(self, conn, self.fix_addr(addr), self.adj, map=self._map)
+
+    def maintenance(self, now: float) -> None:
+        super().maintenance(now)
+        cutoff = now - self.header_timeout_s
+        for ch in list(self.active_channels.values()):
+            req = ch.request
+            if req is not None and not req.headers_finished:
+                started = getattr(req, "_fd_started", None)
+                if started is None:
+                    req._fd_started = ch.last_activity if ch.last_activity < now else now
+                elif started < cutoff:
+                    ch.will_close = True  # headers trickling in for too long: a slow-header attack
+            elif req is None and not ch.requests and ch.creation_time < cutoff and ch.last_activity == ch.creation_time:
+                ch.will_close = True  # connected and never said a word
+
+
+def _raise_fd_limit(want: int) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = want if hard == resource.RLIM_INFINITY else min(want, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 def lan_address() -> str:
@@ -31,19 +107,38 @@ class WebServer:
     ``threads`` bounds the requests served at once; each open live page holds one, so the hub accepts at most
     ``threads - 8`` event streams and keeps the rest of the threads for pages and actions."""
 
-    def __init__(self, table: Any, *, host: str = "0.0.0.0", port: int = 8080, threads: int = 48,
-                 keepalive_s: float = 15.0, setups: Any = None) -> None:
-        from waitress.server import create_server
+    def __init__(self, table: Any, *, host: str = "0.0.0.0", port: int = 8080, threads: int | None = None,
+                 keepalive_s: float = 15.0, setups: Any = None, spectator_streams: int = SPECTATOR_STREAMS,
+                 streams_per_role: int = STREAMS_PER_ROLE, per_address: int = PER_ADDRESS,
+                 connection_limit: int = 1000, header_timeout_s: float = 10.0) -> None:
+        from waitress.adjustments import Adjustments
 
         from .app import create_app
 
         self.table = table
-        self.app = create_app(table, setups=setups, keepalive_s=keepalive_s, max_streams=max(1, threads - 8))
+        roles = len(table.game.sides) + 1  # the seats and the arbiter
+        if threads is None:
+            threads = spectator_streams + streams_per_role * roles + PAGE_THREADS
+        # fewer threads given: the seats' reserve shrinks first to one stream each, pages keep PAGE_THREADS
+        streams_per_role = max(1, min(streams_per_role, (threads - PAGE_THREADS - 1) // roles))
+        self.app = create_app(table, setups=setups, keepalive_s=keepalive_s,
+                              max_streams=max(1, min(spectator_streams, threads - streams_per_role * roles - PAGE_THREADS)),
+                              streams_per_role=streams_per_role, per_address_streams=max(1, spectator_streams // 4))
         self.hub = self.app.extensions["facedown"]["hub"]
-        self._server = create_server(self.app, host=host, port=port, threads=threads,
-                                     ident="facedown", clear_untrusted_proxy_headers=True)
+        _raise_fd_limit(connection_limit + 64)
+        adj = Adjustments(host=host, port=port, threads=threads, ident="facedown", clear_untrusted_proxy_headers=True,
+                          connection_limit=connection_limit, channel_timeout=20, cleanup_interval=1,
+                          channel_request_lookahead=1, asyncore_use_poll=True)
+        server_class = type("FacedownServer", (FairServer,), {"per_address": per_address, "header_timeout_s": header_timeout_s})
+        try:
+            self._server = server_class(self.app, adj=adj, sockinfo=adj.listen[0])
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise WebServerError(exc.errno, f"port {port} on {host} is already in use (another FaceDown referee, "
+                                     "or another program): stop it, or choose another with --port") from None
+            raise WebServerError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
         self.host = host
-        self.port: int = self._server.effective_port  # type: ignore[union-attr]
+        self.port = int(self._server.effective_port)
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:

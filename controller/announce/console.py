@@ -89,6 +89,10 @@ def describe(event: Mapping[str, Any], game: Any = None) -> str | None:
 
 
 def _describe(kind: str, event: Mapping[str, Any], game: Any) -> str | None:
+    if kind in ("fault", "link"):  # the referee's health: words from the message catalog
+        from controller.messages import render
+
+        return render(event["say"], "en", game)
     who = side_name(event["player"]) if "player" in event else ""
     if kind == "start":
         return f"Game starts: {who} to move."

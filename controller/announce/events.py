@@ -25,6 +25,9 @@ REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
     "setup": ("player", "status"),
     "board": (),
     "undo": ("turn",),
+    # the referee's health (controller.referee.supervisor): it stopped, or the sensor link was lost / is back
+    "fault": ("say",),
+    "link": ("status", "say"),
 }
 
 #: The outcomes a public attack event may carry (an illegal attack is an ``illegal`` event instead).

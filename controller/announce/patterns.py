@@ -99,6 +99,10 @@ PATTERNS: dict[str, Pattern] = {
                 ((C5, 100), (None, 30), (E5, 100), (None, 30), (G5, 100), (None, 30), (C6, 500))),
         Pattern("draw", "game over, drawn: slow low-high-low-high",
                 ((C5, 250), (None, 50), (G5, 250), (None, 50), (C5, 250), (None, 50), (G5, 250))),
+        Pattern("fault", "the referee has stopped: a two-tone siren, one unbroken two-second wail",
+                ((E6, 250), (A4, 250), (E6, 250), (A4, 250), (E6, 250), (A4, 250), (E6, 250), (A4, 250))),
+        Pattern("link_lost", "the board's sensors are disconnected: three slow low beeps",
+                ((A4, 150), (None, 350), (A4, 150), (None, 350), (A4, 150))),
     )
 }
 
@@ -127,8 +131,10 @@ def pattern_for(event: Mapping[str, Any], sides: Sequence[str] = DEFAULT_SIDES) 
         return turn_pattern(event["player"], sides)
     if kind == "attack":
         return PATTERNS[event["outcome"]]
-    if kind in ("illegal", "mismatch"):
+    if kind in ("illegal", "mismatch", "fault"):
         return PATTERNS[kind]
+    if kind == "link":
+        return PATTERNS["link_lost"] if event["status"] == "lost" else None
     if kind == "game_over":
         winners = list(event["winners"])
         if not winners:

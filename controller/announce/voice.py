@@ -81,6 +81,10 @@ def phrase(event: Mapping[str, Any], language: str, game: Any = None) -> str | N
     kind = check_event(event)
     if kind == "board":
         return None
+    if kind in ("fault", "link"):  # the referee's health: words from the message catalog
+        from controller.messages import render
+
+        return render(event["say"], "zh-Hans" if language == "zh" else "en", game)
     text = _phrase(kind, event, language, game)
     if kind in ("move", "attack") and event.get("reveals"):
         if language == "zh":

@@ -100,6 +100,9 @@ def public_status(table: Any, name: str, *, players: Mapping[str, str], clock: A
         "last_event": dict(last_public.public) if last_public is not None else None,
         "seq": log_[-1].seq if log_ else 0,
         "clock": clock.to_json() if clock is not None else None,
+        # the dashboard marks a table whose referee has stopped, or whose sensors are not heard
+        "fault": table.supervisor.fault_json() if getattr(table, "supervisor", None) is not None else None,
+        "link": table.supervisor.link_json() if getattr(table, "supervisor", None) is not None else None,
         "web": web,
         "sent_at": time.time(),
     }

@@ -7,8 +7,14 @@ import logging
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
+
+from controller.referee.supervisor import FAULT_EXIT
+
+#: Seconds a stopped referee stays up so that pages, buzzer, voice and club feed can say why, before it exits.
+FAULT_LINGER_S = 5.0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,9 +34,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--demo-side", action="append", default=[], metavar="SIDE", help="simulated player for this side only")
     p.add_argument("--pace", type=float, default=0.8, help="seconds between demo player actions")
     p.add_argument("--no-web", action="store_true", help="do not serve the web page")
-    p.add_argument("--host", default="0.0.0.0", help="web address to listen on (default all interfaces, so phones can join)")
+    p.add_argument("--host", default="0.0.0.0", help="web address to listen on (default all interfaces, so phones on the "
+                   "table's Wi-Fi can join; 127.0.0.1 keeps the page on this machine)")
     p.add_argument("--port", type=int, default=8080, help="web port (default 8080)")
     p.add_argument("--ready-file", help=argparse.SUPPRESS)
+    p.add_argument("--fault-linger", type=float, default=FAULT_LINGER_S, help=argparse.SUPPRESS)
     club = p.add_argument_group("club play (a club dashboard over MQTT, game clocks)")
     club.add_argument("--club", metavar="URL", help="publish this table to the club broker, mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
     club.add_argument("--table", metavar="NAME", help="this table's name on the club dashboard (letters, digits, - and _)")
@@ -69,16 +77,30 @@ def club_options(args: argparse.Namespace) -> tuple[Any, Any, dict[str, str]]:
     return broker, control, players
 
 
+def setup_differences(journaled: dict[str, str], given: dict[str, str]) -> list[str]:
+    """Where a deployment file differs from the journaled deployment of the same side, one line per station."""
+    out = []
+    for station in sorted(set(journaled) | set(given)):
+        a, b = journaled.get(station), given.get(station)
+        if a != b:
+            out.append(f"{station}: journaled {a or 'empty'}, file says {b or 'empty'}")
+    return out
+
+
 def read_setup_file(path: str) -> dict[str, str]:
     """A deployment file: a YAML or JSON mapping {station: piece id}."""
     import yaml
 
+    from controller.docreader import DocumentProblem, load_yaml
     from controller.rules.errors import RulesError
+    from controller.textfiles import InputFileError, read_text
 
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise RulesError(f"{path}: cannot read the deployment file ({exc.strerror})") from None
+        data = load_yaml(read_text(path, "deployment file"))
+    except InputFileError as exc:
+        raise RulesError(str(exc)) from None
+    except DocumentProblem as exc:
+        raise RulesError(f"{path}: {exc.where}: expected {exc.expected}") from None
     except yaml.YAMLError as exc:
         raise RulesError(f"{path}: not valid YAML/JSON ({exc})") from None
     if isinstance(data, dict) and "pieces" in data and isinstance(data["pieces"], dict):
@@ -150,11 +172,24 @@ def run(args: argparse.Namespace) -> int:
         pin = profile.pins.buzzer if profile is not None and profile.pins.buzzer is not None else None
         for a in make_announcers(names, table.game, pin=pin):
             table.add_announcer(a)
+    supervisor = table.supervise()  # from here on a failed journal write is a visible fault
     for item in args.setup:
         side, sep, path = item.partition("=")
         if not sep:
             raise SystemExit(f"facedown play: --setup {item!r}: expected SIDE=FILE")
-        problems = table.session.register_setup(side, read_setup_file(path))
+        placement = read_setup_file(path)
+        journaled = table.state.deployments.get(side)
+        if journaled is not None:  # a restart with the same command line: the journal already has it
+            differences = setup_differences(journaled, placement)
+            if not differences:
+                continue
+            print(f"facedown play: {path}: {side}'s deployment differs from the one journaled for game {table.game_id}:",
+                  file=sys.stderr)
+            for line in differences:
+                print(f"  {line}", file=sys.stderr)
+            print("  (leave out --setup to resume the journaled game, or start another with --new)", file=sys.stderr)
+            return 2
+        problems = table.session.register_setup(side, placement)
         if problems:
             print(f"facedown play: {path}: deployment for {side} rejected:", file=sys.stderr)
             for p in problems:
@@ -185,9 +220,13 @@ def run(args: argparse.Namespace) -> int:
     bus = None
     try:
         if not args.no_web:
-            from web_referee.server import WebServer
+            from web_referee.server import WebServer, WebServerError
 
-            server = WebServer(table, host=args.host, port=args.port)
+            try:
+                server = WebServer(table, host=args.host, port=args.port)
+            except WebServerError as exc:
+                print(f"facedown play: {exc.strerror}", file=sys.stderr)
+                return 2
             server.start()
             server.print_links(sys.stdout)
         if broker is not None:
@@ -200,6 +239,10 @@ def run(args: argparse.Namespace) -> int:
         if args.ready_file:
             Path(args.ready_file).write_text("ready\n")
         while not stop.wait(0.5):
+            if supervisor.failed.is_set():
+                # let the pages, the buzzer, the voice and the club feed tell the players, then exit for a restart
+                time.sleep(args.fault_linger)
+                return FAULT_EXIT
             if demo is not None and table.state.phase == "over" and not args.no_web:
                 continue
             if demo is not None and table.state.phase == "over" and args.no_web:

@@ -21,14 +21,20 @@ def parse_options(items: list[str]) -> dict:
     """NAME=VALUE strings to option values (YAML scalars: true, false, null, numbers, text)."""
     import yaml
 
+    from controller.docreader import DocumentProblem, load_yaml
     from controller.rules.errors import OptionError
 
     out = {}
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name:
-            raise OptionError(f"option {item!r}: expected NAME=VALUE")
-        out[name] = yaml.safe_load(value) if value else None
+            raise OptionError(f"option {item[:60]!r}: expected NAME=VALUE")
+        try:
+            out[name] = load_yaml(value) if value else None
+        except DocumentProblem as exc:
+            raise OptionError(f"option {name[:40]}: expected {exc.expected}") from None
+        except yaml.YAMLError:
+            raise OptionError(f"option {name[:40]}: expected a value such as true, 3 or text") from None
     return out
 
 

@@ -4,9 +4,12 @@ and prints every published event as a JSON line (the stable contract users debug
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from typing import Any, TextIO
+
+from controller.textfiles import InputFileError, decode, parse_json, read_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,9 +58,9 @@ def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = Non
         if not text or text.startswith("#"):
             continue
         try:
-            item = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ScriptError(f"line {lineno}: not JSON ({exc.msg} at column {exc.colno})") from None
+            item = parse_json(text, f"line {lineno}")
+        except InputFileError as exc:
+            raise ScriptError(str(exc)) from None
         if not isinstance(item, dict):
             raise ScriptError(f"line {lineno}: expected a JSON object, got {type(item).__name__}")
         try:
@@ -95,15 +98,18 @@ def run(args: argparse.Namespace) -> int:
     from controller.commands.rules import parse_options
 
     settle = args.settle_ms if args.settle_ms is not None else _default_settle(args.game)
-    stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
     try:
-        run_script(args.game, stream, sys.stdout, options=parse_options(args.option), settle_ms=settle, everything=args.all)
+        if args.file == "-":
+            lines: Any = io.StringIO(decode(sys.stdin.buffer.read(), "<stdin>", "script"))
+        else:
+            lines = io.StringIO(read_text(args.file, "script"))
+        run_script(args.game, lines, sys.stdout, options=parse_options(args.option), settle_ms=settle, everything=args.all)
+    except InputFileError as exc:
+        print(f"facedown script: {exc}", file=sys.stderr)
+        return 2
     except ScriptError as exc:
         print(f"facedown script: {args.file}: {exc}", file=sys.stderr)
         return 2
-    finally:
-        if stream is not sys.stdin:
-            stream.close()
     return 0
 
 

@@ -84,14 +84,10 @@ def _store(args: argparse.Namespace) -> Any:
 
 
 def _read_placement(name: str) -> dict[str, str]:
-    try:
-        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"{name}: cannot read it ({exc.strerror})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{name}: line {exc.lineno}, column {exc.colno}: not JSON ({exc.msg})") from None
+    from controller.textfiles import decode, parse_json, read_text
+
+    text = decode(sys.stdin.buffer.read(), "<stdin>", "deployment") if name == "-" else read_text(name, "deployment file")
+    data = parse_json(text, name)
     if isinstance(data, dict) and isinstance(data.get("placement"), dict):
         data = data["placement"]
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):

@@ -99,12 +99,12 @@ def _station_at(index: int) -> str:
 def read(path: str | Path) -> GravonGame:
     """Read one Gravon XML file."""
     path = Path(path)
+    from controller.textfiles import InputFileError, read_text
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read it ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise RecordError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        text = read_text(path, "Gravon file")
+    except InputFileError as exc:
+        raise RecordError(str(exc)) from None
     return parse(text, str(path))
 
 
@@ -115,6 +115,9 @@ def parse(text: str, file: str = "<gravon>") -> GravonGame:
     except ET.ParseError as exc:
         line, col = exc.position
         raise RecordError(f"{file}: line {line}, column {col + 1}: not well-formed XML") from None
+    if root.tag == "stratego" and len(root.findall("game")) > 1:
+        raise RecordError(f"{file}: holds {len(root.findall('game'))} games, and a Gravon file is one game: nothing "
+                          "was imported (split it into one file per game)")
     game = root if root.tag == "game" else root.find("game")
     if root.tag not in ("stratego", "game") or game is None:
         raise RecordError(f"{file}: expected a <stratego> document with a <game> element, found <{root.tag}>")

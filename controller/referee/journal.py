@@ -10,15 +10,29 @@ across a power cut. Events are never updated or deleted: triggers in the file it
 ...     [e.kind for e in j.events(gid)]
 ['game', 'move']
 
-Durability: WAL mode with ``synchronous=FULL``. In WAL mode NORMAL only syncs at checkpoints, so a power cut
-(the Pi's plug pulled, a flat battery) can lose the last few committed transactions even though the file stays
-consistent; a move the buzzer has already announced must not vanish, so every commit is fsynced. The price is
-one fsync per event, a few milliseconds on an SD card, against human moves seconds apart.
+Durability without the wait. A ruling the buzzer has announced must survive a power cut (the Pi's plug pulled,
+a flat battery) once the players have acted on it. The journal runs SQLite in WAL mode:
+- ``durability="deferred"`` (the referee's default): a commit only *writes* the event to the write-ahead log
+  (``synchronous=NORMAL``: it survives the process being killed, since the bytes are in the kernel), and a
+  syncer thread fsyncs the log at once, concurrently with the announcement. The next append waits for that
+  fsync before it writes (a barrier, normally long done: moves come seconds apart). So the fsync is off the path
+  from the settled board to the verdict, and no ruling is lost once the next move is accepted. Checkpoints (which
+  fsync the database file too) also run in the syncer, on their own connection, never in the referee's thread.
+  A failed fsync is kept and raised by the next append (and ``check_durable``): the referee then stops visibly.
+- ``durability="full"``: every commit is fsynced before it returns (``synchronous=FULL``), for tools that write
+  once and exit.
+
+One writer per journal: ``JournalLock`` (an ``fcntl.flock`` on ``<journal>.lock``, held for the process's life)
+refuses a second referee on the same file at once, naming the holder's pid. Journals are created mode 0600
+(their write-ahead log and shared-memory files inherit it): they hold every hidden piece of every game.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -37,6 +51,10 @@ ARBITER_ACTIONS = ("pause", "resume", "end", "undo", "out")
 REACTION_ACTIONS = ("answer", "auto")
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+_CHECKPOINT_EVERY = 200  # appends between background checkpoints (the WAL stays a few hundred kB at most)
+DURABILITY = ("deferred", "full")
+
+log = logging.getLogger(__name__)
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS games (
@@ -69,6 +87,83 @@ class JournalError(Exception):
 
 class EventError(JournalError, ValueError):
     """An event handed to the journal has an unknown kind or data of the wrong shape; nothing was written."""
+
+
+class JournalBusy(JournalError):
+    """Another process holds the journal (one writer per journal); ``pid`` is the holder's, if it wrote it."""
+
+    def __init__(self, message: str, pid: int | None) -> None:
+        super().__init__(message)
+        self.pid = pid
+
+
+class JournalLock:
+    """An exclusive lock on one journal for the life of the process that plays on it.
+
+    ``fcntl.flock`` on ``<journal>.lock`` (created mode 0600, never deleted: deleting a lock file races with the
+    next taker). The kernel drops the lock when the process dies however it dies, so a crash never leaves the
+    journal locked. The holder writes its pid into the file so that a refused second referee can name it.
+    """
+
+    def __init__(self, journal_path: str | os.PathLike[str]) -> None:
+        self._fd: int | None = None
+        self.journal_path = Path(journal_path)
+        self.path = self.journal_path.with_name(self.journal_path.name + ".lock")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise JournalError(f"{self.path}: cannot create the journal's lock file: {exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = _read_pid(fd)
+            os.close(fd)
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise JournalError(f"{self.path}: cannot lock the journal: {exc.strerror}") from None
+            who = f"pid {holder}" if holder is not None else "another process"
+            raise JournalBusy(f"{self.journal_path}: already in use by another FaceDown referee ({who}); stop it first "
+                              "(e.g. `sudo systemctl stop facedown`) or give this one its own --journal", holder) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._fd = fd
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def release(self) -> None:
+        """Unlock (closing the file drops the flock)."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def __enter__(self) -> JournalLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def __del__(self) -> None:  # a table dropped without stop() (tests, a failed start) must not keep its lock
+        self.release()
+
+
+def _read_pid(fd: int) -> int | None:
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def secure_file(path: Path) -> None:
+    """Make ``path`` readable by its owner only (journals and keys hold hidden pieces); other owners' files are left."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return
+    if st.st_uid == os.getuid() and st.st_mode & 0o077:
+        path.chmod(0o600)
 
 
 @dataclass(frozen=True)
@@ -194,10 +289,15 @@ class Journal:
     ``clock`` gives the wall-clock time stored with each event (Unix seconds).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, create: bool = True, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = True, clock: Callable[[], float] = time.time,
+                 durability: str = "full") -> None:
+        if durability not in DURABILITY:
+            raise ValueError(f"durability should be one of {', '.join(DURABILITY)}, not {durability!r}")
         self.path = Path(path)
         self._clock = clock
         self._lock = threading.Lock()
+        self.durability = durability
+        self._syncer: _Syncer | None = None
         if self.path.is_dir():
             raise JournalError(f"{self.path}: is a directory, not a FaceDown journal")
         exists = self.path.exists() and self.path.stat().st_size > 0
@@ -205,11 +305,16 @@ class Journal:
             raise JournalError(f"{self.path}: no journal here (no game has been recorded in it)")
         if exists:
             self._check_header()
+            for suffix in ("", "-wal", "-shm"):
+                secure_file(self.path.with_name(self.path.name + suffix))
         else:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+                # created 0600 before SQLite opens it: its -wal and -shm files take the same mode
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+                secure_file(self.path)
             except OSError as exc:
-                raise JournalError(f"{self.path}: cannot create the journal's folder: {exc.strerror}") from None
+                raise JournalError(f"{self.path}: cannot create the journal: {exc.strerror}") from None
         try:
             self._db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
@@ -254,7 +359,12 @@ class Journal:
         mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise JournalError(f"{self.path}: cannot use write-ahead logging here (journal mode stays {mode!r})")
-        db.execute("PRAGMA synchronous = FULL")
+        if self.durability == "full":
+            db.execute("PRAGMA synchronous = FULL")
+        else:
+            # commits only write the log; the syncer fsyncs it and checkpoints on its own connection
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute("PRAGMA wal_autocheckpoint = 0")
         if version < SCHEMA_VERSION:
             self._upgrade(version)
         db.execute("PRAGMA foreign_keys = ON")
@@ -316,11 +426,13 @@ class Journal:
         check_event("game", data)
         text = _encode("game", data)
         with self._lock:
+            self._before_write()
             now = self._clock()
             with self._transaction():
                 cur = self._db.execute("INSERT INTO games (game, started) VALUES (?, ?)", (game, now))
                 gid = int(cur.lastrowid or 0)
                 self._db.execute("INSERT INTO events (game_id, kind, data, time) VALUES (?, 'game', ?, ?)", (gid, text, now))
+            self._after_write()
         return gid
 
     def append(self, game_id: int, kind: str, data: Mapping[str, Any]) -> int:
@@ -330,11 +442,13 @@ class Journal:
         check_event(kind, data)
         text = _encode(kind, data)
         with self._lock:
+            self._before_write()
             with self._transaction():
                 self._require_game(game_id)
                 cur = self._db.execute(
                     "INSERT INTO events (game_id, kind, data, time) VALUES (?, ?, ?, ?)", (game_id, kind, text, self._clock())
                 )
+            self._after_write()
         return int(cur.lastrowid or 0)
 
     def append_many(self, game_id: int, events: list[tuple[str, Mapping[str, Any]]]) -> list[int]:
@@ -348,16 +462,39 @@ class Journal:
             texts.append((kind, _encode(kind, data)))
         seqs = []
         with self._lock:
+            self._before_write()
             with self._transaction():
                 self._require_game(game_id)
                 now = self._clock()
                 for kind, text in texts:
                     cur = self._db.execute("INSERT INTO events (game_id, kind, data, time) VALUES (?, ?, ?, ?)", (game_id, kind, text, now))
                     seqs.append(int(cur.lastrowid or 0))
+            self._after_write()
         return seqs
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self)
+
+    # ------------------------------------------------------------------ durability
+    def _before_write(self) -> None:
+        """The barrier: the previous commit is on the disk before anything new is written (deferred mode)."""
+        if self._syncer is not None:
+            self._syncer.wait()
+
+    def _after_write(self) -> None:
+        if self.durability == "deferred":
+            if self._syncer is None:
+                self._syncer = _Syncer(self.path)
+            self._syncer.request()
+
+    def wait_durable(self, timeout: float | None = None) -> bool:
+        """Block until every committed event is fsynced; True when it is. Raises JournalError if a sync failed."""
+        return True if self._syncer is None else self._syncer.wait(timeout)
+
+    def check_durable(self) -> None:
+        """Raise JournalError if the background sync has failed (the disk refused: full, read-only, gone)."""
+        if self._syncer is not None:
+            self._syncer.check()
 
     # ------------------------------------------------------------------ reading
     def _require_game(self, game_id: int) -> None:
@@ -430,14 +567,116 @@ class Journal:
 
     # ------------------------------------------------------------------ closing
     def close(self) -> None:
-        """Close the file (the write-ahead log is checkpointed into it when the last reader closes)."""
-        self._db.close()
+        """Close the file after the last sync (the write-ahead log is checkpointed into it when the last reader closes)."""
+        syncer, self._syncer = self._syncer, None
+        try:
+            if syncer is not None:
+                syncer.close()
+        finally:
+            self._db.close()
 
     def __enter__(self) -> Journal:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class _Syncer:
+    """The background fsync of a deferred-durability journal's write-ahead log, and its checkpoints.
+
+    ``request`` (after a commit) asks for a sync and returns at once; ``wait`` blocks until every requested sync
+    is done. fsync is per file, not per descriptor, so our own read-only descriptor of the ``-wal`` file flushes
+    the frames SQLite wrote through its own. A failure is kept: every later ``wait`` raises it.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.wal = path.with_name(path.name + "-wal")
+        self._cond = threading.Condition()
+        self._asked = 0  # sync requests so far
+        self._done = 0  # requests covered by a finished fsync
+        self._error: str | None = None
+        self._closing = False
+        self._since_checkpoint = 0
+        self._fd: int | None = None
+        self._thread = threading.Thread(target=self._run, name="facedown-journal-sync", daemon=True)
+        self._thread.start()
+
+    def request(self) -> None:
+        with self._cond:
+            self._asked += 1
+            self._cond.notify_all()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        with self._cond:
+            ok = self._cond.wait_for(lambda: self._done >= self._asked or self._error is not None, timeout)
+            self.check()
+            return ok
+
+    def check(self) -> None:
+        if self._error is not None:
+            raise JournalError(f"{self.path}: cannot make the journal durable: {self._error}")
+
+    def close(self) -> None:
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+        self._thread.join(timeout=30)
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        self.check()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._asked > self._done or self._closing)
+                if self._asked <= self._done and self._closing:
+                    return
+                target = self._asked
+            try:
+                self._sync()
+                self._since_checkpoint += 1
+                if self._since_checkpoint >= _CHECKPOINT_EVERY:
+                    self._since_checkpoint = 0
+                    self._checkpoint()
+                error = None
+            except OSError as exc:
+                error = exc.strerror or str(exc)
+            except sqlite3.Error as exc:
+                error = str(exc)
+            with self._cond:
+                if error is not None:
+                    log.error("%s: journal sync failed: %s", self.path, error)
+                    self._error = error
+                    self._cond.notify_all()
+                    return
+                self._done = target
+                self._cond.notify_all()
+
+    def _sync(self) -> None:
+        if self._fd is None:
+            self._fd = os.open(self.wal, os.O_RDONLY)
+            _fsync_dir(self.wal.parent)  # the log's directory entry, once
+        os.fsync(self._fd)
+
+    def _checkpoint(self) -> None:
+        """Copy the log into the database file (fsyncing both) on a connection of our own, never blocking writers."""
+        db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+        try:
+            db.execute("PRAGMA synchronous = FULL")
+            db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        finally:
+            db.close()
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class _Transaction:

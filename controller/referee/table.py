@@ -7,7 +7,6 @@ import hmac
 import logging
 import os
 import secrets
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,12 +21,22 @@ log = logging.getLogger(__name__)
 ROLES_EXTRA = ("arbiter",)
 
 
+def key_path_of(journal_path: Path) -> Path:
+    return journal_path.with_name(journal_path.name + ".key")
+
+
 def table_key(journal_path: Path) -> bytes:
-    """The secret that seat and arbiter tokens of this journal's games derive from (created once, mode 600)."""
-    key_path = journal_path.with_name(journal_path.name + ".key")
+    """The secret that seat and arbiter tokens of this journal's games derive from (created once, mode 600).
+
+    It is made with the journal's first game, so it also marks a journal that must hold games (see
+    ``check_not_emptied``)."""
+    key_path = key_path_of(journal_path)
     try:
         data = key_path.read_bytes()
         if len(data) >= 32:
+            from .journal import secure_file
+
+            secure_file(key_path)
             return data
     except FileNotFoundError:
         pass
@@ -57,7 +66,9 @@ class Table:
     profile: Any = None
     announcers: list[Any] = field(default_factory=list)
     clock: Any = None  # a club ClockKeeper when the game is played on the clock (pages show it)
-    _thread: threading.Thread | None = None
+    journal_lock: Any = None  # the JournalLock this process holds on the journal, released by stop()
+    supervisor: Any = None  # the Supervisor that stops the referee visibly on an unexpected error (start() makes one)
+    _started: bool = False
 
     @property
     def game(self) -> GameDef:
@@ -69,7 +80,7 @@ class Table:
 
     def role_for_token(self, token: str | None) -> str | None:
         """The role ("red", "arbiter"...) a token belongs to, compared in constant time; None if it is not one."""
-        if not token:
+        if not token or not token.isascii():  # tokens are hex: anything else is no token (and compare_digest wants ASCII)
             return None
         for role, t in self.tokens.items():
             if hmac.compare_digest(t, token):
@@ -89,13 +100,21 @@ class Table:
 
         self.session.subscribe(forward)
 
+    def supervise(self) -> Any:
+        """The table's Supervisor (made once): it watches the journal from now on, and ``start`` runs the board
+        thread under it."""
+        if self.supervisor is None:
+            from .supervisor import Supervisor
+
+            self.supervisor = Supervisor(self)
+        return self.supervisor
+
     def start(self) -> None:
-        """Start reading the board in a background thread."""
-        if self._thread is not None:
+        """Start reading the board in a background thread, supervised: an unexpected error stops ruling visibly."""
+        if self._started:
             return
-        self.session.on_snapshot(self.board.current())
-        self._thread = threading.Thread(target=self.board.run, args=(self.session.on_snapshot,), name="facedown-board", daemon=True)
-        self._thread.start()
+        self._started = True
+        self.supervise().start()
         if self.clock is not None:
             self.clock.start()
 
@@ -103,15 +122,20 @@ class Table:
         if self.clock is not None:
             self.clock.stop()
         self.board.stop()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
+        if self.supervisor is not None:
+            self.supervisor.stop()
         for a in self.announcers:
             try:
                 a.close()
             except Exception:
                 log.exception("closing announcer %r failed", a)
         if self.journal is not None:
-            self.journal.close()
+            try:
+                self.journal.close()
+            except Exception:  # a failed last sync is already a fault; the lock must still go
+                log.exception("closing the journal failed")
+        if self.journal_lock is not None:
+            self.journal_lock.release()
 
     def rebuild(self) -> GameState:
         """The game rebuilt from its journal (for undo and resume)."""
@@ -120,6 +144,24 @@ class Table:
         if self.journal is None or self.game_id is None:
             raise RuntimeError("this table keeps no journal, so it cannot rebuild its game")
         return rebuild(self.journal.events(self.game_id))
+
+
+def check_not_emptied(journal_path: Path) -> None:
+    """Refuse a journal that is missing or empty although its key file shows games were played on it: a truncated
+    or replaced file (a full SD card, a bad copy) must be reported, never silently replaced by a new game 1."""
+    from .journal import JournalError
+
+    key = key_path_of(journal_path)
+    if not key.exists():
+        return
+    try:
+        size = journal_path.stat().st_size
+    except FileNotFoundError:
+        size = None
+    if size is None or size == 0:
+        what = "is missing" if size is None else "is empty (0 bytes)"
+        raise JournalError(f"{journal_path}: the journal {what}, but its key file {key} shows games were played on it; "
+                           f"restore the journal from a backup, or move {key.name} away to start a fresh journal")
 
 
 def open_table(
@@ -135,12 +177,21 @@ def open_table(
     use_tags: bool = False,
     tag_pieces: Mapping[str, tuple[str, str]] | None = None,
 ) -> Table:
-    """A table for ``game``: resumes the journal's unfinished game of the same kind, or starts a new one."""
-    from .journal import Journal, default_path
+    """A table for ``game``: resumes the journal's unfinished game of the same kind, or starts a new one.
+
+    The journal is locked for this process first (JournalBusy if another referee holds it: nothing is touched),
+    and a journal emptied since its games were played is refused (JournalError)."""
+    from .journal import Journal, JournalLock, default_path
     from .replay import rebuild
 
     path = Path(journal_path) if journal_path else default_path()
-    journal = Journal(path)
+    lock = JournalLock(path)
+    try:
+        check_not_emptied(path)
+        journal = Journal(path, durability="deferred")
+    except BaseException:
+        lock.release()
+        raise
     state: GameState | None = None
     game_id = None
     if resume:
@@ -164,4 +215,5 @@ def open_table(
     session = Session(state, journal=journal, game_id=game_id, use_tags=use_tags, tag_pieces=tag_pieces)
     roles = (*state.game.sides, *ROLES_EXTRA)
     tokens = derive_tokens(table_key(path), int(game_id or 0), roles)
-    return Table(session=session, board=board, tokens=tokens, journal=journal, game_id=game_id, board_kind=board_kind, profile=profile)
+    return Table(session=session, board=board, tokens=tokens, journal=journal, game_id=game_id, board_kind=board_kind,
+                 profile=profile, journal_lock=lock)

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from controller.docreader import DocReader
+from controller.docreader import DocReader, DocumentProblem, load_yaml
 from controller.docreader import join as _join
 
 from .errors import GameFileError
@@ -38,8 +38,6 @@ from .model import (
 )
 
 FORMAT_VERSION = 1
-#: the safe YAML loader, in C (libyaml) when PyYAML was built with it: game files load several times faster
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")
 
 #: Options the engine itself reads; a game file that declares one must give a value of this kind.
@@ -80,11 +78,13 @@ class _Reader(DocReader):
 
 def load_game_file(path: str | Path) -> GameDef:
     """Read and validate one game file."""
+    from controller.textfiles import InputFileError, read_text
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GameFileError(str(path), "(file)", f"a readable file ({exc.strerror})") from None
+        text = read_text(path, "game file")
+    except InputFileError as exc:
+        raise GameFileError(str(path), "(file)", f"a readable file, in UTF-8 ({str(exc).removeprefix(f'{path}: ')})") from None
     return parse_game(text, str(path))
 
 
@@ -92,7 +92,9 @@ def parse_game(text: str, file: str = "<game>") -> GameDef:
     """Validate a game document given as YAML text; ``file`` names it in error messages."""
     r = _Reader(file)
     try:
-        doc = yaml.load(text, Loader=_YAML_LOADER)
+        doc = load_yaml(text)
+    except DocumentProblem as exc:
+        raise GameFileError(file, exc.where, exc.expected) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(document)"

@@ -22,6 +22,34 @@ class Snapshot:
         return self.tags.get(station)
 
 
+#: The health of the link to the board's sensors, as every role's state and page show it.
+LINK_STATES = ("connected", "resyncing", "lost")
+
+
+@dataclass(frozen=True, slots=True)
+class LinkStatus:
+    """Is the referee hearing the board? ``connected``; ``resyncing`` (readings came but the board is not confirmed:
+    a corrupted or lost line, a scanner restart); ``lost`` (no scanner, or it fell silent). ``since``: Unix time the
+    link left ``connected`` (None while connected)."""
+
+    status: str
+    since: float | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"status": self.status, "since": self.since,
+                "say": {"code": f"link.{self.status}", "params": {}}}
+
+
+def link_status_of(board: object, now: float) -> LinkStatus:
+    """The link status a sensing backend reports through its optional ``link_state()`` (one of LINK_STATES); a
+    backend without one (the simulated board, the Pi's own GPIO pins) is always connected."""
+    probe = getattr(board, "link_state", None)
+    state = probe() if callable(probe) else "connected"
+    if state not in LINK_STATES:
+        raise ValueError(f"link state {state!r} is not one of {', '.join(LINK_STATES)}")
+    return LinkStatus(state, None if state == "connected" else now)
+
+
 class SensingBackend(Protocol):
     """A source of debounced snapshots. ``run`` calls ``on_snapshot`` for every settled change until ``stop``."""
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from controller.docreader import DocReader, kind_of
+from controller.docreader import DocReader, DocumentProblem, kind_of, load_yaml
 from controller.docreader import join as _join
 
 FORMAT_VERSION = 1
@@ -94,35 +94,6 @@ class Profile:
         return len(self.pins.rows), len(self.pins.columns)
 
 
-class _DuplicateCheckingLoader(yaml.SafeLoader):
-    """A safe YAML loader that refuses a key given twice in one mapping (plain PyYAML silently keeps the last)."""
-
-
-def _construct_mapping(loader: _DuplicateCheckingLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    loader.flatten_mapping(node)
-    seen: dict[Any, yaml.Node] = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            first = seen[key].start_mark
-            mark = key_node.start_mark
-            raise _DuplicateKey(
-                f"line {mark.line + 1}, column {mark.column + 1}",
-                f"each key once in a mapping; {key!r} was already given at line {first.line + 1}",
-            )
-        seen[key] = key_node
-    return loader.construct_mapping(node, deep=deep)
-
-
-_DuplicateCheckingLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
-class _DuplicateKey(Exception):
-    def __init__(self, where: str, expected: str) -> None:
-        self.where = where
-        self.expected = expected
-
-
 class _Reader(DocReader):
     """Walks a parsed profile, so every complaint can say the file and where in the document."""
 
@@ -145,19 +116,21 @@ def _show(channel: Channel) -> str:
 
 def load_profile(path: str | Path) -> Profile:
     """Read and validate one hardware profile file."""
+    from controller.textfiles import InputFileError, read_text
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ProfileError(str(path), "(file)", f"a readable hardware profile ({exc.strerror})") from None
+        text = read_text(path, "hardware profile")
+    except InputFileError as exc:
+        raise ProfileError(str(path), "(file)", f"a readable hardware profile, in UTF-8 ({str(exc).removeprefix(f'{path}: ')})") from None
     return parse_profile(text, str(path))
 
 
 def parse_profile(text: str, file: str = "<profile>") -> Profile:
     """Validate a hardware profile given as YAML text; ``file`` names it in error messages."""
     try:
-        doc = yaml.load(text, Loader=_DuplicateCheckingLoader)  # noqa: S506 - a SafeLoader subclass
-    except _DuplicateKey as exc:
+        doc = load_yaml(text, fast=False)
+    except DocumentProblem as exc:
         raise ProfileError(file, exc.where, exc.expected) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

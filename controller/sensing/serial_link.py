@@ -106,7 +106,7 @@ class LinkState:
         try:
             kind, f = sp.parse(body)
             return self._message(kind, f, t_ms)
-        except (sp.ProtocolError, ValueError, KeyError) as exc:
+        except (sp.ProtocolError, ValueError, KeyError, IndexError) as exc:  # nonsense from the scanner: resync
             log.warning("%s: cannot understand %s: %s", self.where, _short(line), exc)
             return self.lose("unreadable message"), None
 
@@ -126,9 +126,12 @@ class LinkState:
                 self.status = f"profile does not fit the scanner: {problem}"
                 log.error("%s: %s", self.where, self.status)
                 return [], None
-            if self.hello is not None and f["b"] == self.boot:
-                self.hello = f  # an answer to HELLO?: same boot, nothing was missed
+            if self.hello is not None and f["b"] == self.boot and _shape(f) == _shape(self.hello):
+                self.hello = f  # an answer to HELLO?: same boot, same channels, nothing was missed
                 return [], None
+            if self.hello is not None and f["b"] == self.boot:
+                log.warning("%s: scanner changed its channels without restarting (%s -> %s)", self.where,
+                            _shape(self.hello), _shape(f))
             if self.boot is not None and f["b"] != self.boot:
                 log.warning("%s: scanner restarted (boot %s -> %s)", self.where, self.boot, f["b"])
             self.hello = f
@@ -155,6 +158,8 @@ class LinkState:
             return self.lose("scanner restarted"), None
         seq = int(f["seq"])
         n = int(self.hello["n"])
+        if kind != "SNAP" and len(self.occ) != n:  # a board read for another channel count: only a SNAP can fix it
+            return self.lose("channel count changed"), None
         if kind == "SNAP":
             self.occ = sp.occ_from_hex(f["occ"], n)
             tags = sp.tags_from_text(f["tags"])
@@ -205,6 +210,11 @@ class LinkState:
         return Snapshot(t_ms, occupied, tags)
 
 
+def _shape(hello: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """What a HELLO says about the scanner's channels: their count and, for a matrix, its columns."""
+    return hello.get("n"), hello.get("cols")
+
+
 def find_port(ports: Sequence[Any], vid: int, pid: int | None = None) -> str | None:
     """The device of the first port (pyserial ListPortInfo) with this USB vendor id (and product id, if given)."""
     for p in sorted(ports, key=lambda p: p.device):
@@ -253,6 +263,14 @@ class SerialScannerBoard:
     def status(self) -> str:
         """'ok', or why the board is not known (for the session to show: sensor link lost, waiting)."""
         return self.link.status
+
+    def link_state(self) -> str:
+        """``connected`` (the board is confirmed), ``lost`` (no port, or it went away) or ``resyncing``."""
+        if self.link.known:
+            return "connected"
+        if self._ser is None or self.link.status.startswith("sensor link lost"):
+            return "lost"
+        return "resyncing"
 
     def current(self) -> Snapshot:
         """The last confirmed snapshot (check ``known`` for whether it is still confirmed)."""

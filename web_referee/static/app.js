@@ -493,17 +493,79 @@
       if (prevOccupied === null) prevOccupied = new Set(S.occupied);
       if (S.status.phase !== "setup" && Object.keys(placement).length) { placement = {}; savePlacement(); }
       render();
+      renderHealth();
     } catch (e) { showError(e.message); }
   }
   function scheduleRefresh() { clearTimeout(refreshTimer); refreshTimer = setTimeout(refresh, 40); }
 
+  // ------------------------------------------------------------------ the referee's health (banner)
+  // state.fault (the referee stopped: why) and state.link (the board's sensors: connected / resyncing / lost),
+  // in words from the message catalog (FD.say when i18n.js is loaded, else the same catalog fetched here).
+  const healthWords = {};
+  async function healthCatalog() {
+    const code = lang === "zh" ? "zh-Hans" : "en";
+    if (!healthWords[code]) {
+      try { const r = await fetch(`/i18n/${code}.json`); healthWords[code] = r.ok ? await r.json() : {}; }
+      catch (e) { return {}; }
+    }
+    return healthWords[code];
+  }
+  function sayWith(cat, obj) {
+    if (window.FD && typeof window.FD.say === "function") return window.FD.say(obj);
+    const params = obj.params || {};
+    return (cat[obj.code] || obj.code).replace(/\{(\w+)\}/g, (m, k) => {
+      const v = params[k];
+      return v && typeof v === "object" && v.code ? sayWith(cat, v) : String(v ?? "");
+    });
+  }
+  async function renderHealth() {
+    const box = $("health");
+    if (!box || !S) return;
+    const link = S.link || {status: "connected"};
+    const parts = [];
+    if (S.fault || link.status !== "connected") {
+      const cat = await healthCatalog();
+      if (S.fault) parts.push(sayWith(cat, S.fault.say));
+      if (link.status !== "connected") {
+        const since = link.since ? ` (${new Date(link.since * 1000).toLocaleTimeString()})` : "";
+        parts.push(sayWith(cat, link.say) + since);
+      }
+    }
+    box.textContent = parts.join(" ");
+    box.hidden = parts.length === 0;
+    box.className = S.fault ? "fault" : `link-${link.status}`;
+  }
+
+  $("lang").addEventListener("click", () => { setTimeout(renderHealth, 0); });  // once the page switched language
+
+  // the live stream, reopened by itself: EventSource gives up after a refusal (503) or an HTTP error, so a
+  // closed stream is reopened after a short, growing delay, and the state is fetched again to catch up
+  let liveStream = null, retryMs = 1000;
+  function reconnect() {
+    if (liveStream) liveStream.close();
+    liveStream = null;
+    $("live").className = "live off";
+    setTimeout(() => { refresh().finally(connect); }, retryMs);
+    retryMs = Math.min(retryMs * 2, 10000);
+  }
+
   function connect() {
+    if (liveStream) return;
     const es = new EventSource(`/api/${KEY}/events?after=${S ? S.seq : 0}`);
-    es.onopen = () => { $("live").className = "live on"; };
-    es.onerror = () => { $("live").className = "live off"; };
+    liveStream = es;
+    es.onopen = () => { $("live").className = "live on"; retryMs = 1000; };
+    es.onerror = () => {
+      $("live").className = "live off";
+      if (es.readyState === EventSource.CLOSED) reconnect();  // refused or failed: the browser will not retry
+    };
     es.onmessage = (m) => {
       let ev;
       try { ev = JSON.parse(m.data); } catch (e) { return; }
+      if (ev.say && (ev.event === "fault" || ev.event === "link")) {  // the referee's health: catalog words
+        healthCatalog().then((cat) => logLine(sayWith(cat, ev.say), `ev-${cls(ev.event)}`));
+        scheduleRefresh();
+        return;
+      }
       logLine(eventText(ev), `ev-${cls(ev.event)}`);
       document.body.setAttribute("data-seq", String(ev.seq));
       if (ev.event === "board") onBoardEvent(ev.occupied);

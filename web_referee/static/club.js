@@ -51,6 +51,8 @@
     }
     let s = `${playerName(st, st.turn)} (${cap(st.turn)}) to move · ply ${st.ply}`;
     if (st.paused) s = "Paused · " + s;
+    if (st.fault) s = "Referee stopped, restarting · " + s;  // the table's referee hit a fault (issue 16)
+    else if (st.link && st.link.status !== "connected") s += ` · sensors ${st.link.status}`;
     if (st.mismatch) s += " · board mismatch";
     else if (st.waiting_for_board) s += " · waiting for the board";
     return s;
@@ -114,6 +116,8 @@
     c.classList.toggle("over", !!(st && st.phase === "over"));
     c.classList.toggle("paused", !!(st && st.paused));
     c.classList.toggle("mismatch", !!(st && st.mismatch));
+    c.classList.toggle("fault", !!(st && st.fault));
+    c.classList.toggle("link-down", !!(st && st.link && st.link.status !== "connected"));
     c.setAttribute("data-phase", st ? st.phase : "");
     c.setAttribute("data-seq", String(st ? st.seq : 0));
     c.querySelector(".state").textContent = t.online === false ? `offline${t.offline_reason === "lost" ? " (lost)" : ""}` : t.online ? "online" : "…";
