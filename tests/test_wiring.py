@@ -60,7 +60,8 @@ def test_shift_register_profile_lists_each_chip() -> None:
 def test_reader_profile_lists_each_readers_decoder_output() -> None:
     table = wiring.profile_wiring(find_profile("luzhanqi-rfid"))
     assert "| 0 | 154#0 | Y0 | A0 |" in table and "| 37 | 154#2 | Y5 | H2 |" in table and "| 59 | 154#3 | Y11 | L4 |" in table
-    assert "| decoder enable (G1 of every 74HC154), low = selected | rfid | GP6 | 9 |" in table
+    assert "| decoder enable (low = the addressed reader selected) | rfid | GP6 | 9 |" in table
+    assert "A 74HC138 chooses the hub: A, B on address bits 4-5 (C to ground)" in table
     assert "60 MFRC522 readers selected through 4 x 74HC154, 1 x 74HC138" in table
 
 

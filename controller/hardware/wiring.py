@@ -128,9 +128,9 @@ def _station_tables(d: Any, cfg: Mapping[str, Any]) -> list[str]:
     if d.readers > 1:
         dec = d.decoder
         station_of_reader = list(p.stations)
-        out += [f"Readers (reader k's SDA/NSS on decoder output k; address bit i on GP{', GP'.join(str(g) for g in cfg['rfid']['select']['address'])}"
-                f" for bits 0..{dec.address_bits - 1}, enable GP{cfg['rfid']['select']['enable']}):", "",
-                "| reader | decoder | output | station |", "|---|---|---|---|"]
+        out += [f"Decoders: {_decoder_text(dec)}", "",
+                "Readers (reader k's SDA, its chip select, on decoder output k; the wiring between a reader and its hub is in "
+                "section 3):", "", "| reader | decoder | output | station |", "|---|---|---|---|"]
         for k in range(d.readers):
             chip, pin = dec.output_of(k)
             out.append(f"| {k} | {chip} | {pin} | {station_of_reader[k]} |")
@@ -139,6 +139,23 @@ def _station_tables(d: Any, cfg: Mapping[str, Any]) -> list[str]:
         out += ["Check-in pad: one reader beside the board; its SDA (NSS) on GP"
                 f"{cfg['rfid']['select']['pins'][0]}, RST to 3.3 V, IRQ free, 3.3 V from the Pico's pin 36.", ""]
     return out[:-1] if out and out[-1] == "" else out
+
+
+def _decoder_text(dec: Any) -> str:
+    """How the decoder chips of a reader build are wired to the address bits and the enable line."""
+    if dec.groups == 0:
+        return (f"one 74HC138: A, B, C on address bits 0-{dec.address_bits - 1} (unused inputs to ground), G2A on the "
+                "enable line, G2B to ground, G1 to 3.3 V; output Yk is reader k's chip select.")
+    if dec.groups == 1:
+        return "one 74HC154: A-D on address bits 0-3, G1 on the enable line, G2 to ground; output Yk is reader k's chip select."
+    high = dec.address_bits - 4
+    inputs = "ABC" if dec.top == "74HC138" else "ABCD"
+    tied = f" ({', '.join(inputs[high:])} to ground)" if high < len(inputs) else ""
+    enables = "G1 to 3.3 V, G2A and G2B to ground" if dec.top == "74HC138" else "G1 and G2 to ground"
+    return (f"{dec.groups} x 74HC154 (154#0 ... 154#{dec.groups - 1}, one per hub of 16 readers): A-D on address bits "
+            f"0-3, G1 on the enable line. A {dec.top} chooses the hub: {', '.join(inputs[:high])} on address bits 4-"
+            f"{dec.address_bits - 1}{tied}, {enables}; its output Yg goes to G2 of 154#g and to the enable of hub g's "
+            "MISO gate (74HC125).")
 
 
 def pico_wiring(config: Mapping[str, Any]) -> str:
@@ -160,10 +177,8 @@ def pico_wiring(config: Mapping[str, Any]) -> str:
         if sel.get("kind") == "direct":
             rows += [(f"MFRC522 SDA (chip select) of reader {k}", "rfid", gp) for k, gp in enumerate(sel["pins"])]
         elif sel.get("kind") == "decoder":
-            rows += [(f"decoder address bit {i} (A{i % 4} of every 74HC154)" if i < 4 else
-                      f"decoder address bit {i} (group select input {'ABCD'[i - 4]})", "rfid", gp)
-                     for i, gp in enumerate(sel["address"])]
-            rows.append(("decoder enable (G1 of every 74HC154), low = selected", "rfid", sel["enable"]))
+            rows += [(f"decoder address bit {i}", "rfid", gp) for i, gp in enumerate(sel["address"])]
+            rows.append(("decoder enable (low = the addressed reader selected)", "rfid", sel["enable"]))
         elif "cs" in r:
             rows += [(f"MFRC522 SDA (chip select) of reader {k}", "rfid", gp) for k, gp in enumerate(r["cs"])]
     out = ["| signal | used by | Pico GP | Pico pin |", "|---|---|---|---|"]
