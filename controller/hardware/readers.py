@@ -16,6 +16,7 @@ pitch). A standard RC522 module (60 x 40 mm) does not fit the 40 mm reed pitch: 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -61,9 +62,13 @@ RC522 = ReaderModule(
 MODULES = {"rc522": RC522}
 
 
-def _unit_offsets(game: Any) -> list[tuple[float, float]]:
+def _unit_offsets(game: Any) -> tuple[tuple[float, float], ...]:
     """Every pair of stations' (|dx|, |dy|) in units of the game's smallest station distance."""
-    pts = [(s.x, s.y) for s in game.stations]
+    return _offsets(tuple((s.x, s.y) for s in game.stations))
+
+
+@functools.lru_cache(maxsize=32)
+def _offsets(pts: tuple[tuple[float, float], ...]) -> tuple[tuple[float, float], ...]:
     unit = math.inf
     for i, (ax, ay) in enumerate(pts):
         for bx, by in pts[i + 1:]:
@@ -71,10 +76,11 @@ def _unit_offsets(game: Any) -> list[tuple[float, float]]:
             if 0 < d < unit:
                 unit = d
     unit = unit if math.isfinite(unit) else 1.0
-    return [(abs(ax - bx) / unit, abs(ay - by) / unit) for i, (ax, ay) in enumerate(pts) for bx, by in pts[i + 1:]]
+    return tuple((abs(ax - bx) / unit, abs(ay - by) / unit) for i, (ax, ay) in enumerate(pts) for bx, by in pts[i + 1:])
 
 
-def _pitch_for(offsets: list[tuple[float, float]], across: float, along: float) -> float:
+@functools.lru_cache(maxsize=128)
+def _pitch_for(offsets: tuple[tuple[float, float], ...], across: float, along: float) -> float:
     """The smallest pitch at which rectangles ``across`` x ``along`` mm (with clearance) centred on the stations
     never overlap: a pair is clear when it is far enough apart in x or in y."""
     need = 0.0

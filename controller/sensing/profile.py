@@ -111,7 +111,7 @@ class Profile:
         return len(self.pins.rows), len(self.pins.columns)
 
 
-class _DuplicateCheckingLoader(yaml.SafeLoader):
+class _DuplicateCheckingLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when present: 20x faster
     """A safe YAML loader that refuses a key given twice in one mapping (plain PyYAML silently keeps the last)."""
 
 
