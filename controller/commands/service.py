@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     i = ssub.add_parser("install", help="write and enable facedown.service and the scanner's udev rule")
     i.add_argument("--game", help="game id (default: the profile's game)")
     i.add_argument("--board", choices=("gpio", "serial"), help="GPIO reed matrix or USB scanner (default: from the profile)")
-    i.add_argument("--profile", help="hardware profile file (default: hardware/profiles/GAME.yaml)")
+    i.add_argument("--profile", help="hardware profile: a file or a shipped profile's name (default: hardware/profiles/GAME.yaml)")
     i.add_argument("--root", help="render into this directory instead of / (nothing is run; for checking and tests)")
     i.add_argument("--user", help="user the referee runs as (default: the user who ran sudo)")
     i.add_argument("--announce", help="announcers (default: console,buzzer when the profile has a buzzer)")
@@ -44,10 +44,10 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
     import controller
     from controller.hardware.service import SCANNER_LINK, ServiceConfig, ServiceError, facedown_executable
     from controller.rules import load_game
-    from controller.sensing.profile import default_profile, load_profile
+    from controller.sensing.profile import default_profile, find_profile
 
     if args.profile:
-        profile = load_profile(args.profile)
+        profile = find_profile(args.profile)
     elif args.game:
         profile = default_profile(args.game)
     else:
