@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 #: BCM GPIO number -> physical pin of the Raspberry Pi's 40-pin header.
@@ -199,22 +198,6 @@ def pin_plan() -> str:
     out.append("| then matrix rows, matrix columns, decoder address bits, decoder enable (or a pad's chip select), in "
                f"this order of the pins left: {', '.join(f'GP{g}' for g in PICO_POOL)} | | |")
     return "\n".join(out) + "\n"
-
-
-def firmware_config(path: str | Path | None = None) -> dict[str, Any]:
-    """The scanner's firmware/config.json (of this checkout, unless ``path`` names another)."""
-    import json
-
-    if path is None:
-        import controller
-
-        path = Path(controller.__file__).resolve().parent.parent / "firmware" / "config.json"
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise WiringError(f"{path}: cannot read the firmware config ({exc.strerror})") from None
-    except ValueError as exc:
-        raise WiringError(f"{path}: not valid JSON ({exc})") from None
 
 
 def generators() -> dict[str, Callable[[], str]]:
