@@ -233,7 +233,8 @@ def csv_text(build: str, games: list[str] | None = None) -> str:
     for name, part in parts.items():
         have = [{ln.part.name: ln.quantity for ln in b.lines}.get(name, "") if b else "" for b in bills]
         w.writerow([name, part.per, _money(part.price), *have])
-    w.writerow(["profile", "", "", *(b.profile if b else "" for b in bills)])
+    w.writerow(["profile (* = generated, none shipped)", "", "",
+                *((b.profile + ("*" if str(b.design.profile.file).startswith("generated/") else "")) if b else "" for b in bills)])
     w.writerow(["total_usd", "", "", *(_money(b.total) if b else "n/a" for b in bills)])
     return buf.getvalue()
 
@@ -305,7 +306,10 @@ def bill_table(bill: Bill) -> str:
     d = bill.design
     shape = f", matrix {bill.matrix[0]} x {bill.matrix[1]}" if bill.matrix else ""
     chain = f", {d.chips_165} x 74HC165 ({d.channels} inputs)" if d.chips_165 else ""
-    head = (f"{bill.game}, build {bill.build} ({BUILD_TITLES[bill.build]}), profile {bill.profile}: "
+    made = str(d.profile.file).startswith("generated/")
+    source = (f"profile {bill.profile} (none shipped: `facedown firmware profile {bill.game} --build {bill.build}` writes it)"
+              if made else f"profile {bill.profile}")
+    head = (f"{bill.game}, build {bill.build} ({BUILD_TITLES[bill.build]}), {source}: "
             f"{bill.stations} stations{shape}{chain}, {bill.pieces} pieces")
     width = max(len(line.part.name) for line in bill.lines)
     rows = [head, "", f"{'part':<{width}}  {'qty':>5}  {'each $':>7}  {'cost $':>8}"]
