@@ -81,6 +81,7 @@ def test_supplies_are_sized_for_the_worst_case() -> None:
             assert d.rails and d.rails[0].name == "Pi 5 V"
             for rail in d.rails:
                 assert rail.typical_ma <= rail.worst_ma <= rail.supply_ma * SUPPLY_HEADROOM, (game_id, build, rail)
+                assert rail.headroom_ok
                 assert rail.worst_ma == pytest.approx(sum(p[2] for p in rail.parts), abs=0.2)
             if d.readers > 1:
                 readers = next(r for r in d.rails if r.name == "readers 3.3 V")

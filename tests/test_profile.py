@@ -288,6 +288,21 @@ def test_pins_with_a_fixed_pull_still_drive_leds_and_the_buzzer(tmp_path):
     assert load_profile(write(tmp_path, doc)).pins.buzzer == 2
 
 
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.permutations([p for p in BCM_PINS if p not in (18,)]))
+def test_a_matrix_is_refused_exactly_when_a_line_has_a_fixed_pull(pins):
+    from controller.sensing.profile import parse_profile
+
+    doc = matrix_doc()
+    doc["pins"] = {"rows": pins[:12], "columns": pins[12:17], "buzzer": 18}
+    clash = [p for p in pins[:17] if p in FIXED_PULL_PINS]
+    if clash:
+        with pytest.raises(ProfileError, match=f"off GPIO{clash[0]}"):
+            parse_profile(yaml.safe_dump(doc), "pins.yaml")
+    else:
+        assert parse_profile(yaml.safe_dump(doc), "pins.yaml").matrix_size == (12, 5)
+
+
 @pytest.mark.parametrize("pid", profile_ids())
 def test_no_shipped_profile_puts_a_matrix_line_on_a_fixed_pull(pid):
     prof = find_profile(pid)

@@ -96,7 +96,7 @@ class Decoder:
         return out
 
     def output_of(self, reader: int) -> tuple[str, str]:
-        """(chip, output) whose line selects ``reader``: ('U2', 'Y5') means the third decoder's output 5."""
+        """(chip, output) whose line selects ``reader``: ('154#2', 'Y5') is output 5 of the third hub's 74HC154."""
         if self.groups == 0:
             return "138", f"Y{reader}"
         return f"154#{reader // 16}", f"Y{reader % 16}"
@@ -168,13 +168,6 @@ class Design:
     def matrix_lines(self) -> int:
         m = self.pi_matrix or self.pico_matrix
         return sum(m) if m else 0
-
-    @property
-    def pico_pins_used(self) -> list[int]:
-        pins: list[int] = []
-        for v in self.pico.values():
-            pins += v if isinstance(v, list) else [v]
-        return sorted(pins)
 
 
 def build_of(profile: Any) -> str:
