@@ -29,15 +29,24 @@ PAPER_MM: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215
 #: Default distance between neighbouring stations on paper: room for a 30 mm piece and a 10 mm magnet, and far
 #: enough apart that a magnet never closes its neighbour's reed switch.
 DEFAULT_PITCH_MM = 40.0
-#: An off-the-shelf MFRC522 module is about 40 x 60 mm; one under each station needs this pitch.
-RFID_PITCH_MM = 60.0
+#: An RC522 reader module is 60 x 40 mm: with one under each station a square grid needs 63 mm (module plus 3 mm);
+#: the pitch of a reader-per-station board is computed for its game (controller/hardware/readers.build_pitch).
+RFID_PITCH_MM = 65.0
 PITCH_RANGE_MM = (25.0, 120.0)
 #: Most printers cannot print the outer few millimetres of a sheet.
 PAGE_MARGIN_MM = 10.0
 #: Each page repeats this much of its neighbour, so sheets can be trimmed at the cut line and overlapped.
 OVERLAP_MM = 16.0
-#: The band at the top of each page for the page number, the game and a scale bar.
-HEADER_MM = 9.0
+#: The band at the top of each page for the page number, the game, a scale bar and the printing notes.
+HEADER_MM = 12.0
+#: The 50 mm scale bar sits at the top right of the header; text beside it keeps this far away.
+SCALE_BAR_MM = 50.0
+SCALE_GAP_MM = 4.0
+#: Drill marks (the cross at a station's centre, the sensor's outline): the blue hardware/README.md documents.
+DRILL_COLOUR = "#0050a0"
+#: A generous average advance per character, in em, for wrapping header text without a font engine (a CJK
+#: character is a full em); the rendering test checks the real glyphs stay clear of the scale bar.
+_EM_LATIN, _EM_CJK = 0.6, 1.0
 #: A glass reed switch (body length x diameter, mm), drawn under each station on the printable board.
 REED_MM = (14.0, 2.5)
 #: How far the reed switch's centre sits from the station's centre: the magnet must be over one end of the glass,
@@ -272,14 +281,14 @@ def _line_attrs(kind: str, kinds: list[str], p: float) -> str:
 def _drill_mark(kind: str, p: float) -> str:
     """Where the sensor goes under a station: a reed switch off-centre, or a tag reader's antenna centred."""
     arm = 3.0
-    cross = (f'<path class="drill" d="M{_n(-arm)},0H{_n(arm)}M0,{_n(-arm)}V{_n(arm)}" stroke="#000000" '
-             f'stroke-width="0.2" fill="none"/><circle class="drill" r="1" fill="none" stroke="#000000" stroke-width="0.2"/>')
+    cross = (f'<path class="drill cross" d="M{_n(-arm)},0H{_n(arm)}M0,{_n(-arm)}V{_n(arm)}" stroke="{DRILL_COLOUR}" '
+             f'stroke-width="0.25" fill="none"/><circle class="drill" r="1" fill="none" stroke="{DRILL_COLOUR}" stroke-width="0.2"/>')
     if kind == "reed":
         length, dia = REED_MM
         x0 = REED_OFFSET_MM - length / 2
         return (cross + f'<rect class="drill reed" x="{_n(x0)}" y="{_n(-dia / 2)}" width="{_n(length)}" height="{_n(dia)}" '
-                        f'fill="none" stroke="#0050a0" stroke-width="0.25" stroke-dasharray="1 0.6"/>')
-    return cross + (f'<circle class="drill tag" r="{_n(min(p * 0.3, 15.0))}" fill="none" stroke="#0050a0" stroke-width="0.25" '
+                        f'fill="none" stroke="{DRILL_COLOUR}" stroke-width="0.25" stroke-dasharray="1 0.6"/>')
+    return cross + (f'<circle class="drill tag" r="{_n(min(p * 0.3, 15.0))}" fill="none" stroke="{DRILL_COLOUR}" stroke-width="0.25" '
                     f'stroke-dasharray="1 0.6"/>')
 
 
@@ -295,10 +304,15 @@ def screen_board(game: Any, bottom_side: str | None) -> ScreenBoard:
 
 
 # ---------------------------------------------------------------------------------------------------- paper
-def default_pitch(profile: Any = None) -> float:
-    """40 mm for reed boards; 60 mm when the profile reads tags, so a reader module fits under each station."""
+def default_pitch(profile: Any = None, game: Any = None) -> float:
+    """40 mm for reed boards (a check-in pad too); for a reader under each station, the pitch its reader modules
+    need on this game's board (``readers.build_pitch``, 65 mm on a square grid)."""
     if profile is not None and getattr(profile, "sensing", "reed") in ("rfid", "hybrid"):
-        return RFID_PITCH_MM
+        if game is None:
+            return RFID_PITCH_MM
+        from controller.hardware.readers import RC522, build_pitch
+
+        return build_pitch(game, RC522)
     return DEFAULT_PITCH_MM
 
 
@@ -344,12 +358,12 @@ def printable(game: Any, *, profile: Any = None, paper: str = "a4", pitch: float
     _paper(paper)
     if profile is not None and profile.game != game.id:
         raise BoardDrawingError(f"{profile.file}: game: the profile is for {profile.game!r}, not {game.id!r}")
-    pitch = float(pitch) if pitch is not None else default_pitch(profile)
+    pitch = float(pitch) if pitch is not None else default_pitch(profile, game)
     if not PITCH_RANGE_MM[0] <= pitch <= PITCH_RANGE_MM[1]:
         raise BoardDrawingError(f"pitch {_n(pitch)} mm: expected {_n(PITCH_RANGE_MM[0])} to {_n(PITCH_RANGE_MM[1])} mm between stations")
     lay = layout(game, pitch=pitch, margin=pitch * 0.75)
     channels = {s: channel_label(profile, s) for s in profile.stations} if profile is not None else None
-    drill = "reed" if profile is None or profile.sensing == "reed" else "tag"
+    drill = "reed" if profile is None or profile.sensing in ("reed", "checkin") else "tag"
     orientation, cols, rows = page_grid(lay.width, lay.height, paper)
     tw, th = _tile(paper, orientation)
     seams_x = [(i + 1) * (tw - OVERLAP_MM) + OVERLAP_MM / 2 for i in range(cols - 1)]
@@ -417,22 +431,72 @@ def _svg_open(width: float, height: float, title: str) -> str:
             f'viewBox="0 0 {_n(width)} {_n(height)}"><title>{escape(title)}</title>')
 
 
+def text_width(text: str, size: float) -> float:
+    """A generous estimate of a line's width in mm at font ``size`` mm (CJK characters a full em)."""
+    return sum(size * (_EM_CJK if "\u2e80" <= ch <= "\uffef" else _EM_LATIN) for ch in text)
+
+
+def wrap(text: str, size: float, width: float) -> list[str]:
+    """``text`` broken between words into lines no wider than ``width`` mm at font ``size``; no line starts or ends
+    with a " · " separator."""
+    lines: list[str] = []
+    current = ""
+    for word in text.split(" "):
+        trial = f"{current} {word}" if current else word
+        if current and text_width(trial, size) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = trial
+    if current:
+        lines.append(current)
+    return [ln.strip(" ·") for ln in lines if ln.strip(" ·")]
+
+
+def header_layout(w: float, title: str, notes: list[str]) -> tuple[list[tuple[str, float, float, float]], float]:
+    """Where the header's lines go on a sheet ``w`` mm wide: (text, x, baseline y, font size) per line, and where the
+    scale bar's left end is. The title is one line beside the bar (smaller type if it must); notes level with the bar
+    wrap short of it, notes below it use the full width; all within HEADER_MM."""
+    m = PAGE_MARGIN_MM
+    bar_x = w - m - SCALE_BAR_MM
+    beside = bar_x - SCALE_GAP_MM - m
+    bar_bottom = m + 7.5  # the bar's baseline; its label sits above it
+    title_size = max(2.4, min(3.4, 3.4 * beside / max(text_width(title, 3.4), 1e-9)))
+    for note_size in (2.4, 2.2, 2.0):
+        out = [(title, m, m + title_size * 0.95, title_size)]
+        y = m + title_size * 1.3
+        for text in notes:
+            rest = text
+            while rest:
+                width = beside if y < bar_bottom + 0.5 else (w - 2 * m)
+                line = wrap(rest, note_size, width)[0]
+                out.append((line, m, y + note_size * 0.95, note_size))
+                y += note_size * 1.3
+                rest = rest[len(line):].lstrip(" ·")
+        if y <= m + HEADER_MM + 0.01:
+            return out, bar_x
+    raise BoardDrawingError(f"the page header needs {y - m:.1f} mm, more than its {HEADER_MM:g} mm (a profile name too long?)")
+
+
 def _page(paper: str, orientation: str, body: str, x0: float, y0: float, tw: float, th: float, title: str, source: str,
           which: str, pitch: float, *, cut_left: bool, cut_top: bool) -> str:
     w, h = _sheet(paper, orientation)
     m, top = PAGE_MARGIN_MM, PAGE_MARGIN_MM + HEADER_MM
     hint = []
     if cut_left:
-        hint.append("cut the left edge")
+        hint.append("the left")
     if cut_top:
-        hint.append("cut the top edge")
-    how = (" · " + " and ".join(hint) + " along the dashed line, lay it over its neighbour with the crosses matching") if hint else ""
-    head = (f'<text class="page-title" x="{_n(m)}" y="{_n(m + 3.5)}" font-size="3.4" font-family="Noto Sans CJK SC, sans-serif">'
-            f'FaceDown · {escape(title)} · {escape(which)}</text>'
-            f'<text class="page-note" x="{_n(m)}" y="{_n(m + 7.2)}" font-size="2.4" font-family="sans-serif">'
-            f'{escape(paper.upper() if paper == "a4" else paper.capitalize())} {orientation}, print at 100 % (no fit to page) · '
-            f'pitch {_n(pitch)} mm · {escape(source)}{escape(how)}</text>')
-    return (_svg_open(w, h, f"{title} — {which}") + head + _scale_bar(w - m - 50, m + 7.5)
+        hint.append("the top")
+    notes = [f"{paper.upper() if paper == 'a4' else paper.capitalize()} {orientation} · print at 100 % (no fit to page) · "
+             f"pitch {_n(pitch)} mm · {source}"]
+    if hint:
+        notes.append(f"Cut {' and '.join(hint)} edge{'s' if len(hint) > 1 else ''} on the dashed lines · overlap the neighbour, crosses matching")
+    lines, bar_x = header_layout(w, f"FaceDown · {title} · {which}", notes)
+    head = "".join(
+        f'<text class="{"page-note" if i else "page-title"}" x="{_n(x)}" y="{_n(y)}" font-size="{_n(size)}" '
+        f'font-family="{"sans-serif" if i else "Noto Sans CJK SC, sans-serif"}">{escape(text)}</text>'
+        for i, (text, x, y, size) in enumerate(lines))
+    return (_svg_open(w, h, f"{title} — {which}") + head + _scale_bar(bar_x, m + 7.5)
             + f'<defs><clipPath id="tile"><rect x="{_n(m)}" y="{_n(top)}" width="{_n(tw)}" height="{_n(th)}"/></clipPath></defs>'
             + f'<g clip-path="url(#tile)"><g class="board" transform="translate({_n(m - x0)},{_n(top - y0)})">{body}</g></g>'
             + f'<rect class="tile-edge" x="{_n(m)}" y="{_n(top)}" width="{_n(tw)}" height="{_n(th)}" fill="none" stroke="#cccccc" '
@@ -443,14 +507,20 @@ def _whole_sheet(game: Any, lay: Layout, channels: Mapping[str, str] | None, dri
                  marks: str) -> str:
     """The whole board on one sheet of its own size (a poster, or the drilling template), with a legend below."""
     legend, legend_h = _legend(game, lay.width)
-    band = 14.0
+    bar_x = lay.width - 6 - SCALE_BAR_MM
+    head: list[str] = []
+    y = 2.0
+    for text, size, cls in ((f"FaceDown · {title}", 4.0, "page-title"),
+                            (f"whole board at 1:1 · pitch {_n(lay.pitch)} mm · {source}", 2.6, "page-note")):
+        for line in wrap(text, size, (bar_x - SCALE_GAP_MM - 6) if y < 11.5 else (lay.width - 12)):
+            y += size * 1.05
+            font = "Noto Sans CJK SC, sans-serif" if cls == "page-title" else "sans-serif"
+            head.append(f'<text class="{cls}" x="6" y="{_n(y)}" font-size="{_n(size)}" font-family="{font}">{escape(line)}</text>')
+            y += size * 0.3
+    band = max(14.0, y + 3)
     h = band + lay.height + legend_h
     body = board_layer(game, lay, printed=True, channels=channels, drill=drill)
-    return (_svg_open(lay.width, h, title)
-            + f'<text class="page-title" x="6" y="6" font-size="4" font-family="Noto Sans CJK SC, sans-serif">FaceDown · {escape(title)}</text>'
-            + f'<text class="page-note" x="6" y="10.5" font-size="2.6" font-family="sans-serif">whole board at 1:1 · pitch '
-              f'{_n(lay.pitch)} mm · {escape(source)}</text>'
-            + _scale_bar(lay.width - 56, 11)
+    return (_svg_open(lay.width, h, title) + "".join(head) + _scale_bar(bar_x, 11)
             + f'<g class="board" transform="translate(0,{_n(band)})">{body}{marks}</g>'
             + f'<g class="legend" transform="translate(0,{_n(band + lay.height)})">{legend}</g></svg>\n')
 

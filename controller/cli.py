@@ -20,6 +20,7 @@ COMMANDS = [
     "bom",
     "print_board",
     "service",
+    "firmware",
 ]
 
 

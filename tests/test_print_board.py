@@ -163,3 +163,130 @@ def test_web_page_serves_the_same_drawing(tmp_path) -> None:  # noqa: ANN001
         table.stop()
     assert screen_board(game, game.sides[0]).layer in html
     assert html.count('class="station ') == len(game.stations)
+
+
+# ---------------------------------------------------------------------------------------------------- rendered
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
+    """Width, height and rows of RGBA bytes of an 8-bit, non-interlaced PNG (what Chromium's screenshots are)."""
+    import struct
+    import zlib
+
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, chunks, ihdr = 8, [], b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            ihdr = body
+        elif kind == b"IDAT":
+            chunks.append(body)
+        pos += 12 + length
+    width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", ihdr)
+    assert depth == 8 and interlace == 0 and colour in (2, 6)
+    bpp = 4 if colour == 6 else 3
+    raw = zlib.decompress(b"".join(chunks))
+    stride = width * bpp
+    rows: list[bytes] = []
+    prev = bytearray(stride)
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line) if bpp == 4 else bytes(v for k in range(width) for v in (*line[k * 3:k * 3 + 3], 255)))
+        prev = line
+    return width, height, rows
+
+
+@pytest.fixture(scope="module")
+def browser():  # noqa: ANN201
+    import os
+    from pathlib import Path
+
+    reason = None
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        reason = "playwright is not installed (pip install playwright)"
+    if reason is None and not Path(CHROMIUM).exists():
+        reason = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(f"the rendering test needs a browser under CI: {reason}")
+        pytest.skip(reason)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+_BOXES = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const tile = box(document.querySelector('rect.tile-edge'));
+  const cross = [...document.querySelectorAll('path.drill.cross')].map(box)
+      .find(([l, t, r, b]) => l > tile[0] && t > tile[1] && r < tile[2] && b < tile[3]);
+  return {bar: box(document.querySelector('g.scale')),
+          text: [...document.querySelectorAll('text.page-title, text.page-note')].map(box), cross, tile};
+}"""
+
+
+@pytest.mark.parametrize(("game_id", "paper"), [("siguo", "a4"), ("stratego", "letter"), ("navy_tw", "a4")])
+def test_rendered_pages_keep_the_header_clear_of_the_scale_bar_and_drill_blue(browser, tmp_path, game_id, paper) -> None:  # noqa: ANN001
+    """Every page rendered by Chromium: the header's text never overlaps the 50 mm scale bar nor runs into the board,
+    and the drill crosses come out blue (hardware/README.md), not black."""
+    job = printable(load_game(game_id), profile=default_profile(game_id), paper=paper)
+    context = browser.new_context(device_scale_factor=3)
+    page = context.new_page()
+    try:
+        for i, svg in enumerate(job.pages):
+            path = tmp_path / f"p{i}.svg"
+            path.write_text(svg, encoding="utf-8")
+            root = ET.fromstring(svg)
+            w_mm, h_mm = float(root.get("width")[:-2]), float(root.get("height")[:-2])
+            page.set_viewport_size({"width": round(w_mm * 96 / 25.4), "height": round(h_mm * 96 / 25.4)})
+            page.goto(path.as_uri())
+            boxes = page.evaluate(_BOXES)
+            bl, bt, br, bb = boxes["bar"]
+            for left, top, right, bottom in boxes["text"]:
+                overlap = left < br and right > bl and top < bb and bottom > bt
+                assert not overlap, f"page {i + 1}: header text {left, top, right, bottom} runs over the scale bar {boxes['bar']}"
+                assert bottom <= boxes["tile"][1] + 0.5, f"page {i + 1}: header text runs into the board"
+            if boxes["cross"] is None:
+                continue
+            left, t, r, b = boxes["cross"]
+            width, height, rows = _png_pixels(page.screenshot(clip={"x": left, "y": t, "width": r - left, "height": b - t}))
+            scale = width / (r - left)
+            cy = round((b - t) / 2 * scale)
+            xs = [round((r - left) * f * scale) for f in (0.78, 0.82, 0.86, 0.9)]  # the right arm, beyond the ring
+            pixels = [tuple(rows[cy + dy][x * 4:x * 4 + 3]) for x in xs for dy in (-1, 0, 1)]
+            inked = [p for p in pixels if sum(p) < 600]
+            assert inked, f"page {i + 1}: no drill cross drawn at {boxes['cross']}"
+            assert all(bl_ > rd + 40 and bl_ > gr for rd, gr, bl_ in inked), f"page {i + 1}: drill cross not blue: {inked}"
+    finally:
+        context.close()
+
+
+def test_reader_boards_print_at_the_pitch_their_modules_need() -> None:
+    from controller.hardware import bom
+    from controller.sensing.profile import find_profile
+
+    rfid = find_profile("luzhanqi-rfid")
+    job = printable(load_game("luzhanqi"), profile=rfid)
+    assert job.pitch == bom.bill_for(rfid).design.pitch == 65.0, "the BOM's fit check and the printed board agree"
+    assert 'class="drill tag"' in job.whole
+    pad = printable(load_game("stratego"), profile=find_profile("stratego-pad"))
+    assert pad.pitch == 40.0 and 'class="drill reed"' in pad.whole, "a check-in pad board is a reed board"

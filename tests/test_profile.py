@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from controller.rules import game_ids, load_game
 from controller.sensing.profile import (
     BCM_PINS,
+    FIXED_PULL_PINS,
     Profile,
     ProfileError,
     default_profile,
@@ -157,8 +158,8 @@ def test_scanner_profile_loads(tmp_path):
     assert profile.sensing == "hybrid" and profile.matrix_size is None
     assert profile.scanner.kind == "shift_register" and profile.scanner.port is None
     assert (profile.scanner.usb_vid, profile.scanner.usb_pid) == (0x2E8A, 0x0005)
-    assert profile.scanner.channel_count == 60
-    assert profile.channels["L4"] == 59
+    assert profile.scanner.channel_count == 64, "a 74HC165 chain reports all 8 inputs of its 8 chips"
+    assert profile.channels["L4"] == 59 and profile.id == "board"
     assert profile.pins.rows == () and profile.pins.buzzer == 18
 
 
@@ -270,6 +271,44 @@ def test_malformed_matrix_profile(tmp_path, where, patch, expected):
     rejects(tmp_path, doc, where, expected)
 
 
+@pytest.mark.parametrize(("key", "index", "pin"), [("columns", 0, 2), ("columns", 4, 3), ("rows", 0, 2), ("rows", 11, 3)])
+def test_matrix_lines_stay_off_pins_with_a_fixed_pull(tmp_path, key, index, pin):
+    doc = matrix_doc()
+    doc["pins"][key][index] = pin
+    err = rejects(tmp_path, doc, f"pins.{key}[{index}]", f"off GPIO{pin}", "1.8 kOhm pull-up", "0.8 V")
+    assert "I2C1" in err.expected
+
+
+def test_pins_with_a_fixed_pull_still_drive_leds_and_the_buzzer(tmp_path):
+    doc = matrix_doc()
+    doc["pins"]["leds"] = {"ready": 2, "turn": 3, "error": 27}
+    assert load_profile(write(tmp_path, doc)).pins.leds == {"ready": 2, "turn": 3, "error": 27}
+    doc["pins"]["leds"] = {"ready": 3}
+    doc["pins"]["buzzer"] = 2
+    assert load_profile(write(tmp_path, doc)).pins.buzzer == 2
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.permutations([p for p in BCM_PINS if p not in (18,)]))
+def test_a_matrix_is_refused_exactly_when_a_line_has_a_fixed_pull(pins):
+    from controller.sensing.profile import parse_profile
+
+    doc = matrix_doc()
+    doc["pins"] = {"rows": pins[:12], "columns": pins[12:17], "buzzer": 18}
+    clash = [p for p in pins[:17] if p in FIXED_PULL_PINS]
+    if clash:
+        with pytest.raises(ProfileError, match=f"off GPIO{clash[0]}"):
+            parse_profile(yaml.safe_dump(doc), "pins.yaml")
+    else:
+        assert parse_profile(yaml.safe_dump(doc), "pins.yaml").matrix_size == (12, 5)
+
+
+@pytest.mark.parametrize("pid", profile_ids())
+def test_no_shipped_profile_puts_a_matrix_line_on_a_fixed_pull(pid):
+    prof = find_profile(pid)
+    assert not set(prof.pins.rows + prof.pins.columns) & set(FIXED_PULL_PINS), pid
+
+
 @pytest.mark.parametrize(
     ("where", "patch", "expected"),
     [
@@ -278,7 +317,10 @@ def test_malformed_matrix_profile(tmp_path, where, patch, expected):
         ("scanner.port", lambda d: d["scanner"].update(port=""), "null to autodetect"),
         ("scanner.channel_count", lambda d: d["scanner"].update(channel_count=10), "at least the game's 60"),
         ("channels.A0", lambda d: d["channels"].update(A0=[0, 0]), "scanner channel index"),
-        ("channels.A0", lambda d: d["channels"].update(A0=60), "from 0 to 59"),
+        ("channels.A0", lambda d: d["channels"].update(A0=64), "from 0 to 63"),
+        ("scanner.channel_count", lambda d: d["scanner"].update(channel_count=61), "multiple of 8"),
+        ("scanner.matrix", lambda d: d["scanner"].update(matrix=[8, 8]), "no matrix shape on a shift_register"),
+        ("scanner.kind", lambda d: d["scanner"].update(kind="none"), "has reed switches to scan"),
         ("pins.rows", lambda d: d["pins"].update(rows=[4]), "the scanner drives the matrix"),
     ],
 )
@@ -286,6 +328,32 @@ def test_malformed_scanner_profile(tmp_path, where, patch, expected):
     doc = scanner_doc()
     patch(doc)
     rejects(tmp_path, doc, where, expected)
+
+
+def test_matrix_scanner_shape(tmp_path):
+    doc = scanner_doc()
+    doc["scanner"]["kind"] = "matrix"
+    assert load_profile(write(tmp_path, doc)).scanner.matrix == (6, 10), "squarest matrix with the fewest lines"
+    doc["scanner"]["matrix"] = [8, 8]
+    prof = load_profile(write(tmp_path, doc))
+    assert prof.scanner.matrix == (8, 8) and prof.scanner.channel_count == 64
+    doc["scanner"]["channel_count"] = 60
+    rejects(tmp_path, doc, "scanner.channel_count", "expected 64", "8 x 8 matrix")
+    doc["scanner"].pop("channel_count")
+    doc["scanner"]["matrix"] = [7, 8]
+    rejects(tmp_path, doc, "scanner.matrix", "at least 60 crossings", "7 x 8 = 56")
+
+
+def test_checkin_and_rfid_sensing(tmp_path):
+    doc = scanner_doc()
+    doc["sensing"] = "checkin"
+    assert load_profile(write(tmp_path, doc)).sensing == "checkin"
+    doc["sensing"] = "rfid"
+    doc["scanner"] = {"kind": "none"}
+    assert load_profile(write(tmp_path, doc)).scanner.channel_count == 60
+    matrix = matrix_doc()
+    matrix["sensing"] = "checkin"
+    rejects(tmp_path, matrix, "sensing", "needs a scanner: section")
 
 
 def test_bigger_scanner_leaves_spare_channels(tmp_path):

@@ -38,8 +38,7 @@ def test_install_renders_unit_rule_and_enable_link(tmp_path: Path, capsys) -> No
     assert unit["Install"]["WantedBy"] == "multi-user.target"
     link = tmp_path / WANTS_DIR / UNIT_NAME
     assert link.is_symlink() and str(link.readlink()) == f"/{UNIT_DIR}/{UNIT_NAME}"
-    rule = (tmp_path / UDEV_DIR / UDEV_NAME).read_text()
-    assert 'ATTRS{idVendor}=="2e8a", ATTRS{idProduct}=="0005"' in rule and 'SYMLINK+="facedown-scanner"' in rule
+    assert not (tmp_path / UDEV_DIR / UDEV_NAME).exists(), "a GPIO board has no scanner to name"
     assert main(["service", "uninstall", "--root", str(tmp_path)]) == 0
     assert not (tmp_path / UNIT_DIR / UNIT_NAME).exists() and not link.is_symlink()
     assert not (tmp_path / UDEV_DIR / UDEV_NAME).exists()
@@ -51,11 +50,64 @@ def test_serial_board_uses_the_stable_scanner_name(tmp_path: Path) -> None:
     scanner.write_text("format: 1\ngame: luzhanqi\nsensing: hybrid\nscanner: {kind: matrix, usb_vid: 0x2E8A, usb_pid: 0x000A}\n"
                        "pins: {buzzer: 18}\nchannels:\n" + "".join(f"  {s}: {i}\n" for i, s in enumerate(stations)))
     root = tmp_path / "root"
-    assert main(["service", "install", "--profile", str(scanner), "--root", str(root), "--user", "club"]) == 0
+    assert main(["service", "install", "--profile", str(scanner), "--root", str(root), "--user", "club",
+                 "--scanner-serial", "E6614103E7452D2F"]) == 0
     exec_start = unit_of(root)["Service"]["ExecStart"].split()
     assert exec_start[exec_start.index("--board") + 1] == "serial"
     assert exec_start[exec_start.index("--port-path") + 1] == "/dev/facedown-scanner"
-    assert 'ATTRS{idProduct}=="000a"' in (root / UDEV_DIR / UDEV_NAME).read_text()
+    rule = (root / UDEV_DIR / UDEV_NAME).read_text()
+    assert 'ATTRS{idVendor}=="2e8a", ATTRS{idProduct}=="000a", ATTRS{serial}=="E6614103E7452D2F"' in rule
+    assert 'SYMLINK+="facedown-scanner"' in rule
+
+
+def test_udev_rule_names_this_boards_pico_only(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    """Without a serial number and with no scanner plugged in, install refuses with the reason; a bad serial too."""
+    from controller.hardware.usb import scanners
+
+    root = tmp_path / "root"
+    if not scanners(0x2E8A, 0x0005):
+        assert main(["service", "install", "--game", "siguo", "--root", str(root), "--user", "pi"]) == 2
+        err = capsys.readouterr().err
+        assert "no scanner attached" in err and "--scanner-serial" in err
+        assert not (root / UDEV_DIR / UDEV_NAME).exists()
+    assert main(["service", "install", "--game", "siguo", "--root", str(root), "--user", "pi",
+                 "--scanner-serial", 'x" RUN+="/bin/sh']) == 2
+    assert "expected the USB serial number" in capsys.readouterr().err
+    cfg = service.ServiceConfig(game="siguo", board="serial", profile="/p.yaml", user="pi", facedown="/f", workdir="/w",
+                                port="/dev/facedown-scanner")
+    with pytest.raises(service.ServiceError, match="plug the scanner in, or give --scanner-serial"):
+        service.render_udev_rule(cfg)
+
+
+def fake_sysfs(root: Path, ports: dict[str, tuple[str, str, str]]) -> Path:
+    """A /sys tree as Linux lays it out for USB serial ports: class/tty/NAME/device -> the USB interface directory,
+    whose parent (the USB device) holds idVendor, idProduct and serial."""
+    for i, (name, (vid, pid, serial)) in enumerate(ports.items()):
+        dev = root / "devices" / "platform" / "usb1" / f"1-{i + 1}"
+        intf = dev / f"1-{i + 1}:1.0"
+        intf.mkdir(parents=True)
+        for key, value in (("idVendor", vid), ("idProduct", pid), ("serial", serial), ("product", "Board in FS mode")):
+            (dev / key).write_text(value + "\n")
+        tty = root / "class" / "tty" / name
+        tty.mkdir(parents=True)
+        (tty / "device").symlink_to(intf)
+    (root / "class" / "tty" / "ttyS0").mkdir(parents=True)  # a UART: no USB device above it
+    return root
+
+
+def test_scanners_are_found_by_usb_id_with_their_serial(tmp_path: Path) -> None:
+    from controller.hardware import usb
+
+    sysfs = fake_sysfs(tmp_path / "sys", {"ttyACM0": ("2e8a", "0005", "E66141"), "ttyACM1": ("2e8a", "0005", "E66142"),
+                                          "ttyUSB0": ("0403", "6001", "FT1")})
+    found = usb.scanners(0x2E8A, 0x0005, sysfs)
+    assert [(p.device, p.serial) for p in found] == [("/dev/ttyACM0", "E66141"), ("/dev/ttyACM1", "E66142")]
+    with pytest.raises(usb.UsbError, match="2 scanners attached .*ttyACM0 \\(serial E66141\\)"):
+        usb.one_scanner(0x2E8A, 0x0005, sysfs)
+    assert usb.one_scanner(0x0403, 0x6001, sysfs).serial == "FT1"
+    assert usb.serial_of_port("/dev/ttyACM1", sysfs) == "E66142"
+    with pytest.raises(usb.UsbError, match="no scanner attached"):
+        usb.one_scanner(0x2E8A, 0x000A, sysfs)
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")

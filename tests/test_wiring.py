@@ -45,18 +45,35 @@ def test_header_pins_are_the_pi_layout() -> None:
         wiring.pico_pin(25)
 
 
-def test_scanner_profile_lists_channels_by_eight() -> None:
+def test_shift_register_profile_lists_each_chip() -> None:
     stations = default_profile("luzhanqi").stations
-    text = ("format: 1\ngame: luzhanqi\nsensing: rfid\nscanner: {kind: shift_register, channel_count: 64}\npins: {buzzer: 18}\n"
+    text = ("format: 1\ngame: luzhanqi\nsensing: reed\nscanner: {kind: shift_register}\npins: {buzzer: 18}\n"
             "channels:\n" + "".join(f"  {s}: {i}\n" for i, s in enumerate(stations)))
     table = wiring.profile_wiring(parse_profile(text, "pico.yaml"))
-    assert "| 0-7 | A0, A1, A2, A3, A4, B0, B1, B2 |" in table
-    assert "| 56-63 | L1, L2, L3, L4, -, -, -, - |" in table
+    assert "| 0 | A0 | A1 | A2 | A3 | A4 | B0 | B1 | B2 |" in table
+    assert "| 7 | L1 | L2 | L3 | L4 | spare | spare | spare | spare |" in table
+    assert "| 74HC165 PL (load), all chips | shift_register | GP20 | 26 |" in table
+    assert "8 x 74HC165 (64 channels, 4 spare)" in table
     assert "/dev/facedown-scanner" in table and "| buzzer + | GPIO18 | 12 |" in table
 
 
+def test_reader_profile_lists_each_readers_decoder_output() -> None:
+    table = wiring.profile_wiring(find_profile("luzhanqi-rfid"))
+    assert "| 0 | 154#0 | Y0 | A0 |" in table and "| 37 | 154#2 | Y5 | H2 |" in table and "| 59 | 154#3 | Y11 | L4 |" in table
+    assert "| decoder enable (low = the addressed reader selected) | rfid | GP6 | 9 |" in table
+    assert "A 74HC138 chooses the hub: A, B on address bits 4-5 (C to ground)" in table
+    assert "60 MFRC522 readers selected through 4 x 74HC154, 1 x 74HC138" in table
+
+
+def test_pad_profile_has_its_chip_select() -> None:
+    table = wiring.profile_wiring(find_profile("stratego-pad"))
+    assert "| MFRC522 SDA (chip select) of reader 0 | rfid | GP26 | 31 |" in table
+    assert "| R0 | GP0 | a1 | b1 |" in table and "Check-in pad" in table
+
+
 def test_pico_table_follows_the_config() -> None:
-    cfg = {"matrix": {"rows": [0, 1], "cols": [2]}, "rfid": {"sck": 18, "mosi": 19, "miso": 16, "cs": [5, 6]}}
+    cfg = {"matrix": {"rows": [0, 1], "cols": [2]},
+           "rfid": {"sck": 18, "mosi": 19, "miso": 16, "select": {"kind": "direct", "pins": [5, 6]}}}
     table = wiring.pico_wiring(cfg)
     assert "| matrix row R1 (diode cathodes) | matrix | GP1 | 2 |" in table
     assert "| MFRC522 SDA (chip select) of reader 1 | rfid | GP6 | 9 |" in table

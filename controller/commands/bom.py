@@ -1,4 +1,5 @@
-"""`facedown bom`: a game's bill of materials for one build, as a table or CSV; or rewrite the generated hardware docs."""
+"""`facedown bom`: the bill of materials of a game's build (or of one profile), as a table or CSV; or rewrite the
+generated hardware docs."""
 
 from __future__ import annotations
 
@@ -7,11 +8,16 @@ import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bom", help="parts list and cost of a game's board for one build")
+    from controller.hardware.build import BUILDS
+
+    p = sub.add_parser("bom", help="parts list, reader fit, power budget and cost of a game's board for one build")
     p.add_argument("game", nargs="?", help="game id or game file")
-    p.add_argument("--build", choices=("reed-gpio", "reed-pico", "rfid-pico"), default="reed-gpio",
-                   help="reed matrix on the Pi's GPIO (default), reed matrix on a Pico scanner, or RFID on a Pico")
-    p.add_argument("--csv", action="store_true", help="print CSV (part, per, each, unit price, quantity, cost)")
+    p.add_argument("--build", choices=BUILDS, default="reed-gpio",
+                   help="reed-gpio (default): reed matrix on the Pi's GPIO; reed-pico: reeds on a Pico scanner; "
+                        "reed-pico-pad: that plus one RFID reader as a check-in pad; rfid-pico: a reader under each "
+                        "station; hybrid-pico: reeds and a reader under each station")
+    p.add_argument("--profile", help="price this hardware profile (a file or a shipped profile's name) instead")
+    p.add_argument("--csv", action="store_true", help="print CSV (part, per, unit price, quantity, cost)")
     p.add_argument("--sync-docs", action="store_true",
                    help="rewrite hardware/bom/*.csv and the generated tables of hardware/README.md from the code")
     p.set_defaults(func=run)
@@ -38,21 +44,25 @@ def run(args: argparse.Namespace) -> int:
             readme.write_text(new, encoding="utf-8")
             print(f"updated {readme}")
         return 0
-    if not args.game:
-        print("facedown bom: name a game (facedown games lists them), or give --sync-docs", file=sys.stderr)
-        return 2
     try:
-        bill = bom.bill_of_materials(args.game, args.build)
+        if args.profile:
+            from controller.sensing.profile import find_profile
+
+            bill = bom.bill_for(find_profile(args.profile))
+        elif args.game:
+            bill = bom.bill_of_materials(args.game, args.build)
+        else:
+            print("facedown bom: name a game (facedown games lists them) or give --profile, or --sync-docs", file=sys.stderr)
+            return 2
     except bom.BomError as exc:
-        print(f"facedown bom: {args.game}: {exc}", file=sys.stderr)
+        print(f"facedown bom: {exc}", file=sys.stderr)
         return 2
     if args.csv:
         w = csv.writer(sys.stdout, lineterminator="\n")
-        w.writerow(["part", "per", "each", "unit_price_usd", "quantity", "cost_usd"])
+        w.writerow(["part", "per", "unit_price_usd", "quantity", "cost_usd"])
         for line in bill.lines:
-            w.writerow([line.part.name, bom.PER_WORDS[line.part.per], f"{line.part.each:g}", f"{line.part.price:.2f}",
-                        line.quantity, f"{line.cost:.2f}"])
-        w.writerow(["total_usd", "", "", "", "", f"{bill.total:.2f}"])
+            w.writerow([line.part.name, line.part.per, f"{line.part.price:.2f}", line.quantity, f"{line.cost:.2f}"])
+        w.writerow(["total_usd", "", "", "", f"{bill.total:.2f}"])
     else:
         sys.stdout.write(bom.bill_table(bill))
     return 0

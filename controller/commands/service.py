@@ -18,12 +18,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     i = ssub.add_parser("install", help="write and enable facedown.service and the scanner's udev rule")
     i.add_argument("--game", help="game id (default: the profile's game)")
     i.add_argument("--board", choices=("gpio", "serial"), help="GPIO reed matrix or USB scanner (default: from the profile)")
-    i.add_argument("--profile", help="hardware profile file (default: hardware/profiles/GAME.yaml)")
+    i.add_argument("--profile", help="hardware profile: a file or a shipped profile's name (default: hardware/profiles/GAME.yaml)")
     i.add_argument("--root", help="render into this directory instead of / (nothing is run; for checking and tests)")
     i.add_argument("--user", help="user the referee runs as (default: the user who ran sudo)")
     i.add_argument("--announce", help="announcers (default: console,buzzer when the profile has a buzzer)")
     i.add_argument("--web-port", type=int, default=8080, help="web page port (default 8080)")
     i.add_argument("--now", action="store_true", help="also (re)start the service now")
+    i.add_argument("--scanner-serial", help="USB serial number of this board's Pico (default: read from the one plugged in)")
+    i.add_argument("--scanner-port", help="read the serial number from this device (e.g. /dev/ttyACM1) when several are in")
     i.set_defaults(func=run_install)
     u = ssub.add_parser("uninstall", help="disable and remove facedown.service and the udev rule")
     u.add_argument("--root", help="remove from this directory instead of /")
@@ -42,10 +44,10 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
     import controller
     from controller.hardware.service import SCANNER_LINK, ServiceConfig, ServiceError, facedown_executable
     from controller.rules import load_game
-    from controller.sensing.profile import default_profile, load_profile
+    from controller.sensing.profile import default_profile, find_profile
 
     if args.profile:
-        profile = load_profile(args.profile)
+        profile = find_profile(args.profile)
     elif args.game:
         profile = default_profile(args.game)
     else:
@@ -59,14 +61,33 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
     if board == "serial" and profile.scanner is None:
         raise ServiceError(f"{profile.file}: pins: a reed matrix on the Pi's GPIO; use --board gpio")
     sc = profile.scanner
+    serial = None
+    if sc is not None:
+        serial = _scanner_serial(args, sc.usb_vid if sc.usb_vid is not None else 0x2E8A,
+                                 sc.usb_pid if sc.usb_pid is not None else 0x0005)
     announce = args.announce or ("console,buzzer" if profile.pins.buzzer is not None else "console")
     return ServiceConfig(
         game=game, board=board, profile=str(Path(profile.file).resolve()), user=args.user or _default_user(),
         facedown=facedown_executable(), workdir=str(Path(controller.__file__).resolve().parent.parent),
         port=(sc.port or f"/dev/{SCANNER_LINK}") if sc is not None else None, announce=announce,
         web_port=args.web_port, usb_vid=(sc.usb_vid if sc and sc.usb_vid is not None else 0x2E8A),
-        usb_pid=(sc.usb_pid if sc and sc.usb_pid is not None else 0x0005),
+        usb_pid=(sc.usb_pid if sc and sc.usb_pid is not None else 0x0005), scanner_serial=serial,
     )
+
+
+def _scanner_serial(args: argparse.Namespace, vid: int, pid: int) -> str:
+    """This board's scanner's USB serial number: given, read from a given port, or from the one scanner plugged in."""
+    from controller.hardware.service import ServiceError, valid_serial
+    from controller.hardware.usb import UsbError, one_scanner, serial_of_port
+
+    if args.scanner_serial:
+        return valid_serial(args.scanner_serial)
+    try:
+        if args.scanner_port:
+            return valid_serial(serial_of_port(args.scanner_port))
+        return one_scanner(vid, pid).serial
+    except UsbError as exc:
+        raise ServiceError(str(exc)) from None
 
 
 def run_install(args: argparse.Namespace) -> int:

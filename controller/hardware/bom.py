@@ -1,17 +1,16 @@
-"""Bills of materials for the three board builds, computed from a game's stations, matrix and pieces.
+"""Bills of materials, counted from a build's design (controller/hardware/build.py), which is worked out from its
+hardware profile: the same profile makes the wiring tables and the scanner's config.json, so the three agree.
 
-Each part says what its quantity follows: every ``station``, every matrix ``line`` (row or column), every ``chip``
-(one per 8 stations: shift registers), every ``piece`` (both armies, the largest any house rule gives), or once per
-``board``; ``each`` is how many per unit, rounded up for the whole board (``each`` above 1 on switches covers
-breakage). Prices are typical hobby-retail unit prices in US dollars, for budgeting only.
-``facedown bom GAME --build B`` prints one game's list; ``write_csvs`` writes hardware/bom/BUILD.csv for every
-installed game, and a test keeps those files equal to this code.
+``bill_for(profile)`` lists one profile's parts; ``bill_of_materials(game, build)`` prices the game's shipped profile
+of that build, or the profile ``build.profile_text`` writes for it. A part's ``per`` says what its quantity follows
+(station, matrix line, 74HC165 chip, reader, group of 16 readers, piece, board). ``write_csvs`` writes
+hardware/bom/BUILD.csv for every installed game and hardware/bom/power.csv; a test keeps them equal to this code.
 
->>> bill = bill_of_materials("stratego", "reed-gpio")
->>> bill.stations, bill.matrix, bill.pieces
-(100, (10, 10), 80)
->>> next(line.quantity for line in bill.lines if line.part.name.startswith("Reed switch"))
-110
+Prices: ``PRICES`` below says where they come from. They are rounded, for budgeting, never a quote.
+
+>>> bill = bill_of_materials("siguo", "reed-pico")
+>>> qty(bill, "74HC165"), qty(bill, "Resistor 10 kOhm")
+(17, 136)
 """
 
 from __future__ import annotations
@@ -23,19 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-BUILDS = ("reed-gpio", "reed-pico", "rfid-pico")
-BUILD_TITLES = {
-    "reed-gpio": "reed matrix on the Pi's GPIO",
-    "reed-pico": "reed matrix read by a Pico scanner over USB",
-    "rfid-pico": "RFID reader under each station, read by a Pico scanner over USB",
-}
-PER = ("station", "line", "chip", "piece", "board")
-PER_WORDS = {"station": "station", "line": "row or column", "chip": "8 stations", "piece": "piece", "board": "board"}
-#: GPIO pins the Pi can give a reed matrix: BCM 0-27 less the ID EEPROM pins (0, 1), the UART (14, 15), the buzzer
-#: (18) and three LEDs (25-27).
-PI_MATRIX_PINS = 20
-#: GPIO pins the Pico can give a reed matrix: GP0-22 and GP26-28.
-PICO_MATRIX_PINS = 26
+from .build import BUILD_TITLES, BUILDS, BuildError, Design, design, profile_for
+
+__all__ = ["BUILDS", "BUILD_TITLES", "Bill", "BomError", "Line", "Part", "bill_for", "bill_of_materials", "csv_text", "qty"]
+
+#: Where the prices come from: stated once, printed under every bill.
+PRICES = ("Prices: typical single-unit prices (or a small pack divided by its count) at ordinary hobby-electronics "
+          "shops - maker retailers of the Adafruit / SparkFun / Pimoroni / Pi Hut kind and local electronics shops - "
+          "in US dollars, estimated in December 2026 and rounded; not import-marketplace prices and not a quote: "
+          "expect +-30 %.")
 
 
 class BomError(ValueError):
@@ -44,11 +39,10 @@ class BomError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Part:
-    """One line of a parts list: what it is, what its quantity follows, how many per unit, a typical unit price."""
+    """A part: its name (with its size where that matters), what its quantity follows, a typical hobby-shop price."""
 
     name: str
     per: str
-    each: float
     price: float
 
 
@@ -66,78 +60,25 @@ class Line:
 
 @dataclass(frozen=True, slots=True)
 class Bill:
-    """The parts for one game's board in one build, and what they were counted from."""
+    """The parts for one profile's board, and the design they were counted from."""
 
     game: str
     build: str
+    profile: str
     stations: int
     matrix: tuple[int, int] | None
     pieces: int
     lines: tuple[Line, ...]
+    design: Design
 
     @property
     def total(self) -> float:
         return round(sum(line.cost for line in self.lines), 2)
 
 
-_PI = [
-    Part("Raspberry Pi 4 Model B, 2 GB (a Pi 3B+ or Zero 2 W also runs the referee)", "board", 1, 45.00),
-    Part("microSD card, 16-32 GB, A1 class", "board", 1, 8.00),
-    Part("Raspberry Pi USB-C power supply, 5.1 V 3 A", "board", 1, 8.00),
-    Part("Passive piezo buzzer module, 3.3 V", "board", 1, 1.00),
-    Part("LED, 5 mm (ready, turn, error)", "board", 3, 0.05),
-    Part("Resistor 330 ohm, 1/4 W (one per LED)", "board", 3, 0.02),
-    Part("Board blank: 6 mm plywood or MDF, cut to the printed board", "board", 1, 12.00),
-    Part("Female-female jumper wires, 20 cm (buzzer, LEDs)", "board", 8, 0.05),
-]
-_REEDS = [
-    Part("Reed switch, glass, normally open, 2 x 14 mm (10 % spare: glass breaks when leads are bent)", "station", 1.1, 0.15),
-    Part("Diode 1N4148 (one per switch, against ghost readings)", "station", 1, 0.02),
-    Part("Neodymium disc magnet, 10 x 3 mm, N35 (one in each piece's base)", "piece", 1, 0.10),
-    Part("Solid hook-up wire, 0.5 mm2 (22 AWG), metres (one run per row or column)", "line", 1.0, 0.15),
-]
-_PICO = [
-    Part("Raspberry Pi Pico (RP2040) with soldered headers", "board", 1, 5.00),
-    Part("USB-A to micro-USB data cable, 0.5 m (Pico to Pi)", "board", 1, 3.00),
-]
-BUILD_PARTS: dict[str, tuple[Part, ...]] = {
-    "reed-gpio": tuple(_PI + _REEDS + [
-        Part("Female-female jumper wire, 20 cm (one per row or column to the header)", "line", 1, 0.05),
-        Part("40-pin GPIO ribbon cable and screw-terminal breakout", "board", 1, 8.00),
-    ]),
-    "reed-pico": tuple(_PI + _REEDS + _PICO + [
-        Part("Female-female jumper wire, 20 cm (one per row or column to the Pico)", "line", 1, 0.05),
-    ]),
-    "rfid-pico": tuple(_PI + _PICO + [
-        Part("MFRC522 RFID reader module, 13.56 MHz (one under each station)", "station", 1, 1.50),
-        Part("NTAG213 sticker tag, 25 mm (one in each piece's base)", "piece", 1, 0.15),
-        Part("74HC595 shift register, DIP-16 (selects one reader at a time)", "chip", 1, 0.25),
-        Part("Capacitor 100 nF ceramic (one per 74HC595)", "chip", 1, 0.02),
-        Part("8-way ribbon cable, metres (reader bus)", "station", 0.5, 0.30),
-        Part("Buck converter module 5 V to 3.3 V, 3 A (powers the readers)", "board", 1, 2.00),
-        Part("Power supply 5 V 4 A with barrel jack (for the readers)", "board", 1, 10.00),
-    ]),
-}
-
-
-def matrix_shape(stations: int, max_pins: int) -> tuple[int, int]:
-    """The squarest rows x columns matrix with room for every station, within ``max_pins`` pins in all."""
-    rows = math.ceil(math.sqrt(stations))
-    cols = math.ceil(stations / rows)
-    if rows + cols > max_pins:
-        raise BomError(f"{stations} stations need a {rows} x {cols} reed matrix ({rows + cols} pins); this build has "
-                       f"{max_pins} pins for it: choose reed-pico or rfid-pico")
-    return rows, cols
-
-
-def _shipped_matrix(game_id: str) -> tuple[int, int] | None:
-    """The reed matrix of the game's shipped GPIO profile, if there is one."""
-    from controller.sensing.profile import ProfileError, default_profile
-
-    try:
-        return default_profile(game_id).matrix_size
-    except ProfileError:
-        return None
+def qty(bill: Bill, start: str) -> int:
+    """The quantity of the part whose name starts with ``start`` (0 when the bill has none)."""
+    return next((line.quantity for line in bill.lines if line.part.name.startswith(start)), 0)
 
 
 def piece_count(game: Any) -> int:
@@ -145,42 +86,127 @@ def piece_count(game: Any) -> int:
     return len(game.sides) * sum(max([p.count, *(n for _, n in p.counts)]) for p in game.pieces)
 
 
-def bill_of_materials(game_id: str, build: str) -> Bill:
-    """The parts for ``game_id``'s board in ``build`` (reed-gpio, reed-pico, rfid-pico)."""
+def board_size(game: Any, pitch: float) -> tuple[float, float]:
+    """The printed board's width and height in mm at ``pitch`` (as `facedown print-board` draws it)."""
+    from controller.board_svg import layout
+
+    lay = layout(game, pitch=pitch, margin=pitch * 0.75)
+    return lay.width, lay.height
+
+
+def _blank_price(w: float, h: float) -> float:
+    """6 mm plywood or MDF: about $12 for a 600 x 600 mm piece, more for larger, in whole dollars."""
+    return float(max(12, math.ceil(12 * (w * h) / (600 * 600))))
+
+
+def bill_for(profile: Any) -> Bill:
+    """The parts for ``profile``'s board, counted from its design."""
     from controller.rules import load_game
 
-    if build not in BUILD_PARTS:
+    try:
+        d = design(profile)
+    except BuildError as exc:
+        raise BomError(str(exc)) from None
+    game = load_game(profile.game)
+    n, pieces = d.stations, piece_count(game)
+    lines: list[tuple[Part, float]] = []
+
+    def add(name: str, per: str, price: float, count: float) -> None:
+        if count > 0:
+            lines.append((Part(name, per, price), count))
+
+    w, h = board_size(game, d.pitch)
+    add("Raspberry Pi 4 Model B, 2 GB (a Pi 3B+ or Zero 2 W also runs the referee)", "board", 45.00, 1)
+    add("microSD card, 32 GB, A1 class", "board", 10.00, 1)
+    pi_rail = d.rails[0]
+    add(pi_rail.supply, "board", 8.00, 1)
+    add("Passive piezo buzzer module, 3.3 V", "board", 2.00, 1)
+    add("LED, 5 mm (ready, turn, error)", "board", 0.20, 3)
+    add("Resistor 330 ohm, 1/4 W (one per LED)", "board", 0.10, 3)
+    add(f"Board blank: 6 mm plywood or MDF, {w:.0f} x {h:.0f} mm (the printed board at {d.pitch:g} mm pitch)", "board",
+        _blank_price(w, h), 1)
+    add("Female-female jumper wire, 20 cm (buzzer, LEDs)", "board", 0.10, 8)
+    if d.reeds:
+        add("Reed switch, glass, normally open, 2 x 14 mm (10 % spare: glass breaks when leads are bent)", "station + 10 %",
+            0.40, math.ceil(round(n * 1.1, 6)))
+        add("Neodymium disc magnet, 10 x 3 mm, N35 (one in each piece's base)", "piece", 0.30, pieces)
+    if d.diodes:
+        add("Diode 1N4148 (one per switch, against ghost readings)", "station", 0.05, d.diodes)
+        add("Solid hook-up wire, 0.5 mm2 (22 AWG), metres (one run per row or column)", "row or column", 0.30, d.matrix_lines)
+    if d.pi_matrix:
+        add("Female-female jumper wire, 20 cm (one per row or column to the header)", "row or column", 0.10, d.matrix_lines)
+        add("40-pin GPIO ribbon cable and screw-terminal breakout", "board", 10.00, 1)
+    if d.build != "reed-gpio":
+        add("Raspberry Pi Pico H (RP2040, headers fitted)", "board", 5.00, 1)
+        add("USB-A to micro-USB data cable, 0.5 m (Pico to Pi)", "board", 3.00, 1)
+    if d.pico_matrix:
+        add("Female-female jumper wire, 20 cm (one per row or column to the Pico)", "row or column", 0.10, d.matrix_lines)
+    if d.chips_165:
+        c = d.chips_165
+        add("74HC165 8-bit shift register, DIP-16 (8 stations each)", "74HC165", 0.80, c)
+        add("Resistor 10 kOhm, 1/4 W (pull-up on every 74HC165 input, spare inputs too)", "74HC165 input", 0.05, d.pullups)
+        add("Capacitor 100 nF ceramic (one per 74HC165)", "74HC165", 0.10, c)
+        add("Stripboard, about 50 x 70 mm (one per 74HC165, placed among its 8 stations)", "74HC165", 1.00, c)
+        add("Solid hook-up wire, 0.5 mm2 (22 AWG), metres (reed to its chip input, ground bus)", "station", 0.30,
+            math.ceil(n * 0.3))
+        add("Ribbon cable, 6-way, metres (the chain from chip to chip: 3.3 V, GND, PL, CP, Q7 to DS)", "74HC165", 1.00,
+            math.ceil(c * 0.5))
+    if d.readers and d.module:
+        m = d.module
+        add(f"{m.name}", "reader", m.price, d.readers)
+        add("NTAG213 NFC sticker tag, 25 mm (one in each piece's base)", "piece", 0.50, pieces)
+    if d.build == "reed-pico-pad":
+        add("Female-female jumper wire, 30 cm (the pad's reader to the Pico: 3.3 V, GND, SDA, SCK, MOSI, MISO, RST)", "pad",
+            0.10, 7)
+        add("Check-in pad: a 70 x 50 mm wooden block or small box over the reader, marked 'tap here'", "pad", 2.00, 1)
+    if d.decoder:
+        dec = d.decoder
+        for chip, count in dec.chips.items():
+            what = {"74HC154": "4-to-16 decoder, DIP-24 (chip selects: 16 readers each" + (", and the group select" if
+                                                                                        dec.top == "74HC154" else "") + ")",
+                    "74HC138": "3-to-8 decoder, DIP-16 (chooses the group of 16 readers)" if dec.groups else
+                               "3-to-8 decoder, DIP-16 (chip selects of up to 8 readers)"}[chip]
+            add(f"{chip} {what}", "16 readers" if chip == "74HC154" else "board", 1.50 if chip == "74HC154" else 0.70, count)
+        groups = max(1, dec.groups)
+        if dec.groups > 1:
+            add("74HC125 quad buffer, DIP-14 (per group: SCK and MOSI out, MISO back when the group is selected)",
+                "16 readers", 0.70, groups)
+        add("Capacitor 100 nF ceramic (one per decoder or buffer chip)", "chip", 0.10,
+            sum(dec.chips.values()) + (groups if dec.groups > 1 else 0))
+        add("Female-female jumper wires, 30 cm, a strip of 8 (one per reader: its 8-pin header to its hub)", "reader", 0.80,
+            d.readers)
+        add("Stripboard, about 100 x 160 mm (a hub per 16 readers: decoder, buffer, 16 x 8-pin headers, power bus)",
+            "16 readers", 4.00, groups)
+        add("Male pin header strip, 1 x 40, 2.54 mm (16 x 8-pin sockets per hub)", "16 readers", 0.60, groups * 4)
+        add("Electrolytic capacitor 470 uF 6.3 V or more (one per hub, on the readers' 3.3 V)", "16 readers", 0.30, groups)
+        add("Ribbon cable, 10-way, with two 2 x 5 IDC sockets, 1 m (one per hub: address, enable, SPI, GND)", "16 readers",
+            3.00, groups)
+        add("Power wire, red and black, 0.75 mm2 (18 AWG), metres (the readers' 3.3 V and ground to every hub)", "16 readers",
+            0.60, math.ceil(groups * 1.5))
+        for rail in d.rails[1:]:
+            if rail.name.startswith("readers 3.3"):
+                add(rail.supply, "board", {3000: 4.00, 5000: 8.00, 10000: 15.00}[int(rail.supply_ma)], 1)
+            elif rail.name.startswith("readers 5"):
+                add(rail.supply, "board", {3000: 10.00, 5000: 15.00, 10000: 25.00}[int(rail.supply_ma)], 1)
+        add("DC barrel jack socket, 5.5 x 2.1 mm, panel mount (the readers' supply)", "board", 1.00, 1)
+    built = tuple(Line(part, int(count)) for part, count in lines)
+    return Bill(game=game.id, build=d.build, profile=profile.id, stations=n, matrix=d.pi_matrix or d.pico_matrix,
+                pieces=pieces, lines=built, design=d)
+
+
+def bill_of_materials(game_id: str, build: str) -> Bill:
+    """The parts for ``game_id``'s board in ``build``: its shipped profile of that build, or a generated one."""
+    if build not in BUILDS:
         raise BomError(f"build {build!r}: expected one of {', '.join(BUILDS)}")
-    game = load_game(game_id)
-    n = len(game.stations)
-    matrix: tuple[int, int] | None = None
-    if build == "reed-gpio":
-        matrix = _shipped_matrix(game.id) or matrix_shape(n, PI_MATRIX_PINS)
-    elif build == "reed-pico":
-        matrix = matrix_shape(n, PICO_MATRIX_PINS)
-    units = {"station": n, "line": sum(matrix) if matrix else 0, "chip": math.ceil(n / 8), "piece": piece_count(game), "board": 1}
-    lines = tuple(Line(part, math.ceil(round(part.each * units[part.per], 6))) for part in BUILD_PARTS[build])
-    return Bill(game=game.id, build=build, stations=n, matrix=matrix, pieces=units["piece"], lines=lines)
+    try:
+        profile = profile_for(game_id, build)
+    except BuildError as exc:
+        raise BomError(str(exc)) from None
+    return bill_for(profile)
 
 
 def _money(v: float) -> str:
     return f"{v:.2f}"
-
-
-def csv_text(build: str, games: list[str] | None = None) -> str:
-    """hardware/bom/BUILD.csv: one row per part, one quantity column per game, and a total row."""
-    from controller.rules import game_ids
-
-    games = game_ids() if games is None else games
-    bills = [_bill_or_none(g, build) for g in games]
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["part", "per", "each", "unit_price_usd", *games])
-    for i, part in enumerate(BUILD_PARTS[build]):
-        w.writerow([part.name, PER_WORDS[part.per], f"{part.each:g}", _money(part.price),
-                    *(b.lines[i].quantity if b else "" for b in bills)])
-    w.writerow(["total_usd", "", "", "", *(_money(b.total) if b else "n/a" for b in bills)])
-    return buf.getvalue()
 
 
 def _bill_or_none(game_id: str, build: str) -> Bill | None:
@@ -191,6 +217,43 @@ def _bill_or_none(game_id: str, build: str) -> Bill | None:
         return None
 
 
+def csv_text(build: str, games: list[str] | None = None) -> str:
+    """hardware/bom/BUILD.csv: one row per part (the union over the games), one quantity column per game, a total row."""
+    from controller.rules import game_ids
+
+    games = game_ids() if games is None else games
+    bills = [_bill_or_none(g, build) for g in games]
+    parts: dict[str, Part] = {}
+    for b in bills:
+        for line in b.lines if b else ():
+            parts.setdefault(line.part.name, line.part)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["part", "per", "unit_price_usd", *games])
+    for name, part in parts.items():
+        have = [{ln.part.name: ln.quantity for ln in b.lines}.get(name, "") if b else "" for b in bills]
+        w.writerow([name, part.per, _money(part.price), *have])
+    w.writerow(["profile (* = generated, none shipped)", "", "",
+                *((b.profile + ("*" if str(b.design.profile.file).startswith("generated/") else "")) if b else "" for b in bills)])
+    w.writerow(["total_usd", "", "", *(_money(b.total) if b else "n/a" for b in bills)])
+    return buf.getvalue()
+
+
+def power_csv_text(games: list[str] | None = None) -> str:
+    """hardware/bom/power.csv: every game and build's rails, typical and worst-case current, and the supply chosen."""
+    from controller.rules import game_ids
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["game", "build", "rail", "typical_ma", "worst_ma", "supply", "supply_ma"])
+    for g in game_ids() if games is None else games:
+        for build in BUILDS:
+            b = _bill_or_none(g, build)
+            for rail in b.design.rails if b else ():
+                w.writerow([g, build, rail.name, f"{rail.typical_ma:g}", f"{rail.worst_ma:g}", rail.supply, f"{rail.supply_ma:g}"])
+    return buf.getvalue()
+
+
 def bom_dir() -> Path:
     """hardware/bom of this checkout."""
     import controller
@@ -199,7 +262,7 @@ def bom_dir() -> Path:
 
 
 def write_csvs(directory: Path | None = None) -> list[Path]:
-    """Write BUILD.csv for every build into ``directory`` (default hardware/bom); the paths written."""
+    """Write BUILD.csv for every build and power.csv into ``directory`` (default hardware/bom); the paths written."""
     directory = bom_dir() if directory is None else directory
     directory.mkdir(parents=True, exist_ok=True)
     written = []
@@ -207,6 +270,9 @@ def write_csvs(directory: Path | None = None) -> list[Path]:
         path = directory / f"{build}.csv"
         path.write_text(csv_text(build), encoding="utf-8")
         written.append(path)
+    path = directory / "power.csv"
+    path.write_text(power_csv_text(), encoding="utf-8")
+    written.append(path)
     return written
 
 
@@ -219,16 +285,57 @@ def totals_markdown() -> str:
         bills = [_bill_or_none(g, b) for b in BUILDS]
         game = load_game(g)
         out.append(f"| {g} ({game.zh}) | {len(game.stations)} | {piece_count(game)} | "
-                   + " | ".join(f"${b.total:.2f}" if b else "too big" for b in bills) + " |")
+                   + " | ".join(f"${b.total:,.0f}" if b else "too big" for b in bills) + " |")
+    return "\n".join(out) + "\n"
+
+
+def power_markdown(games: tuple[str, ...] = ("luzhanqi", "stratego", "siguo")) -> str:
+    """The power budget of every build of a few games, as Markdown (hardware/README.md; all games: power.csv)."""
+    out = ["| game | build | rail | typical | worst case | supply |", "|---|---|---|---|---|---|"]
+    for g in games:
+        for build in BUILDS:
+            b = _bill_or_none(g, build)
+            for rail in b.design.rails if b else ():
+                out.append(f"| {g} | {build} | {rail.name} | {rail.typical_ma:,.0f} mA | {rail.worst_ma:,.0f} mA | "
+                           f"{rail.supply} |")
     return "\n".join(out) + "\n"
 
 
 def bill_table(bill: Bill) -> str:
-    """A bill as a plain-text table for the terminal."""
+    """A bill as a plain-text table for the terminal, with the reader fit and the power budget."""
+    d = bill.design
     shape = f", matrix {bill.matrix[0]} x {bill.matrix[1]}" if bill.matrix else ""
-    head = f"{bill.game}, build {bill.build} ({BUILD_TITLES[bill.build]}): {bill.stations} stations{shape}, {bill.pieces} pieces"
+    chain = f", {d.chips_165} x 74HC165 ({d.channels} inputs)" if d.chips_165 else ""
+    made = str(d.profile.file).startswith("generated/")
+    source = (f"profile {bill.profile} (none shipped: `facedown firmware profile {bill.game} --build {bill.build}` writes it)"
+              if made else f"profile {bill.profile}")
+    head = (f"{bill.game}, build {bill.build} ({BUILD_TITLES[bill.build]}), {source}: "
+            f"{bill.stations} stations{shape}{chain}, {bill.pieces} pieces")
     width = max(len(line.part.name) for line in bill.lines)
     rows = [head, "", f"{'part':<{width}}  {'qty':>5}  {'each $':>7}  {'cost $':>8}"]
     rows += [f"{line.part.name:<{width}}  {line.quantity:>5}  {line.part.price:>7.2f}  {line.cost:>8.2f}" for line in bill.lines]
     rows.append(f"{'total':<{width}}  {'':>5}  {'':>7}  {bill.total:>8.2f}")
+    rows += ["", fit_text(bill.design), "", "Power budget (typical / worst case):"]
+    for rail in d.rails:
+        rows.append(f"  {rail.name}: {rail.typical_ma:,.0f} / {rail.worst_ma:,.0f} mA -> {rail.supply} "
+                    f"({rail.supply_ma:,.0f} mA; worst case uses {rail.worst_ma / rail.supply_ma:.0%})")
+        rows += [f"    {what}: {typ:,.1f} / {worst:,.1f} mA" for what, typ, worst in rail.parts]
+    rows += ["", PRICES]
     return "\n".join(rows) + "\n"
+
+
+def fit_text(d: Design) -> str:
+    """Where the reader modules go, and the proof that they fit the board's pitch."""
+    from controller.rules import load_game
+
+    from .readers import orientation
+
+    if not d.module:
+        return f"No readers: the board is printed at {d.pitch:g} mm pitch (a 30 mm piece and its magnet)."
+    m = d.module
+    if d.readers == 1:
+        return (f"Reader: one {m.chip} module ({m.size}) beside the board as the check-in pad; the board keeps the "
+                f"{d.pitch:g} mm reed pitch.")
+    return (f"Readers: {d.readers} x {m.chip} module, {m.size} each, antenna centred under its station, "
+            f"{orientation(load_game(d.profile.game), m)}; on this board they need a pitch of at least "
+            f"{d.required_pitch:g} mm (module plus 3 mm between neighbours); printed at {d.pitch:g} mm, so they fit.")

@@ -1,5 +1,8 @@
 """The Raspberry Pi's boot-time referee: a systemd unit that runs ``facedown play`` and a udev rule for the scanner.
 
+The udev rule matches this board's scanner by its USB serial number (read from /sys by controller/hardware/usb.py,
+or given), so two Picos plugged into one Pi never fight over /dev/facedown-scanner.
+
 ``render_unit`` and ``render_udev_rule`` are pure; ``install`` writes them under a root directory (``/`` on the Pi,
 a temporary directory in tests), enables the unit the way ``systemctl enable`` does, and on the real root runs
 ``systemctl daemon-reload``/``enable`` and reloads udev, printing each command first. ``uninstall`` undoes it.
@@ -53,6 +56,8 @@ class ServiceConfig:
     web_port: int = 8080
     usb_vid: int = PICO_VID
     usb_pid: int = PICO_PID
+    #: The USB serial number of THIS board's scanner (a Pico's unique id): the udev rule names only that device.
+    scanner_serial: str | None = None
 
 
 def _quote(arg: str) -> str:
@@ -104,12 +109,26 @@ def render_unit(cfg: ServiceConfig) -> str:
     return "\n".join(lines) + "\n"
 
 
+def valid_serial(serial: str) -> str:
+    """A USB serial number as a udev rule may quote it (letters, digits, a few marks), or a ServiceError."""
+    if not serial or not all(c.isalnum() or c in "-_.:" for c in serial) or len(serial) > 64:
+        raise ServiceError(f"scanner serial {serial!r}: expected the USB serial number of the Pico (letters and digits, "
+                           f"as `facedown firmware list` shows it)")
+    return serial
+
+
 def render_udev_rule(cfg: ServiceConfig) -> str:
-    """The udev rule: the scanner's serial port also appears as /dev/facedown-scanner, readable by group dialout."""
+    """The udev rule: this board's scanner (matched by USB ids AND its own serial number, so a second Pico never takes
+    the name) also appears as /dev/facedown-scanner, readable by group dialout."""
+    if not cfg.scanner_serial:
+        raise ServiceError("the udev rule names one scanner by its USB serial number: plug the scanner in, or give "
+                           "--scanner-serial")
+    serial = valid_serial(cfg.scanner_serial)
     return (
-        "# Written by `facedown service install`: a stable name for the FaceDown scanner (a Pico running MicroPython).\n"
+        "# Written by `facedown service install`: a stable name for this board's FaceDown scanner (a Pico running\n"
+        f"# MicroPython, USB serial {serial}). Another Pico plugged in keeps its own ttyACM name.\n"
         f'SUBSYSTEM=="tty", ATTRS{{idVendor}}=="{cfg.usb_vid:04x}", ATTRS{{idProduct}}=="{cfg.usb_pid:04x}", '
-        f'SYMLINK+="{SCANNER_LINK}", GROUP="dialout", MODE="0660", TAG+="systemd"\n'
+        f'ATTRS{{serial}}=="{serial}", SYMLINK+="{SCANNER_LINK}", GROUP="dialout", MODE="0660", TAG+="systemd"\n'
     )
 
 
@@ -126,8 +145,11 @@ class Plan:
 def install_plan(cfg: ServiceConfig, root: Path, *, start: bool = False) -> Plan:
     """The files and commands of an install under ``root``; ``start`` also starts the service now."""
     unit = root / UNIT_DIR / UNIT_NAME
+    files = {unit: render_unit(cfg)}
+    if cfg.board == "serial":  # a GPIO board has no scanner to name
+        files[root / UDEV_DIR / UDEV_NAME] = render_udev_rule(cfg)
     return Plan(
-        files={unit: render_unit(cfg), root / UDEV_DIR / UDEV_NAME: render_udev_rule(cfg)},
+        files=files,
         links={root / WANTS_DIR / UNIT_NAME: f"/{UNIT_DIR / UNIT_NAME}"},
         remove=(),
         commands=(("systemctl", "daemon-reload"), ("systemctl", "enable", UNIT_NAME),

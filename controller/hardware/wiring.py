@@ -1,8 +1,9 @@
-"""Wiring tables in Markdown, generated from hardware profiles and the scanner's firmware config.
+"""Wiring tables in Markdown, generated from hardware profiles (through their build design and the config.json the
+firmware gets, controller/hardware/build.py).
 
 ``profile_wiring`` says, for one profile, which stations hang on each reed-matrix row and column and which header
-pin each line goes to (or, for a scanner build, which station is on each channel); ``pico_wiring`` does the same for
-the Pico's pins from ``firmware/config.json``. hardware/README.md carries these tables between marker comments
+pin each line goes to, or, for a Pico build, the Pico's pins, the stations on each matrix crossing, 74HC165 input or
+reader, and each reader's decoder output; ``pico_wiring`` lists the pins of one scanner config.json. hardware/README.md carries these tables between marker comments
 (``<!-- generated:NAME -->`` ... ``<!-- /generated -->``); ``refresh_readme`` rewrites them and a test keeps them equal.
 
 >>> from controller.sensing.profile import default_profile
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 #: BCM GPIO number -> physical pin of the Raspberry Pi's 40-pin header.
@@ -54,7 +54,11 @@ def pico_pin(gp: int) -> int:
 
 
 def profile_wiring(profile: Any) -> str:
-    """The wiring tables of one hardware profile, as Markdown."""
+    """The wiring tables of one hardware profile, as Markdown: made from its build design and, for a Pico build, from
+    the very config.json `facedown firmware config` writes for it."""
+    from .build import design, firmware_config
+
+    d = design(profile)
     out: list[str] = []
     if profile.scanner is None:
         by_row: dict[int, list[str]] = {i: [] for i in range(len(profile.pins.rows))}
@@ -70,16 +74,13 @@ def profile_wiring(profile: Any) -> str:
         out += [f"| C{i} | GPIO{pin} | {header_pin(pin)} | {', '.join(by_col[i]) or '(none)'} |" for i, pin in enumerate(profile.pins.columns)]
     else:
         sc = profile.scanner
+        cfg = firmware_config(d)
         vid = f"{sc.usb_vid:04X}" if sc.usb_vid is not None else "2E8A"
         pid = f"{sc.usb_pid:04X}" if sc.usb_pid is not None else "0005"
-        out += [f"Scanner: {sc.kind.replace('_', ' ')} on a Pico over USB (USB id {vid}:{pid}, "
-                f"{sc.port or '/dev/facedown-scanner'}), {sc.channel_count} channels.", "",
-                "| channels | stations |", "|---|---|"]
-        by_channel = {ch: s for s, ch in profile.channels.items()}
-        for first in range(0, sc.channel_count, 8):
-            chans = range(first, min(first + 8, sc.channel_count))
-            names = [by_channel.get(ch, "-") for ch in chans]
-            out.append(f"| {chans[0]}-{chans[-1]} | {', '.join(names)} |")
+        out += [f"Scanner: a Pico over USB (USB id {vid}:{pid}, {sc.port or '/dev/facedown-scanner'}), "
+                f"`facedown firmware flash {profile.id}` writes its config: {_summary(d)}.", "",
+                "The Pico's pins:", "", pico_wiring(cfg).rstrip("\n")]
+        out += ["", *_station_tables(d, cfg)]
     out += ["", "Buzzer, LEDs and ground on the Pi:", "", "| part | BCM | header pin |", "|---|---|---|"]
     if profile.pins.buzzer is not None:
         out.append(f"| buzzer + | GPIO{profile.pins.buzzer} | {header_pin(profile.pins.buzzer)} |")
@@ -89,8 +90,75 @@ def profile_wiring(profile: Any) -> str:
     return "\n".join(out) + "\n"
 
 
+def _summary(d: Any) -> str:
+    parts = []
+    if d.pico_matrix:
+        parts.append(f"a {d.pico_matrix[0]} x {d.pico_matrix[1]} reed matrix ({d.channels} channels)")
+    if d.chips_165:
+        parts.append(f"{d.chips_165} x 74HC165 ({d.channels} channels, {d.channels - d.stations} spare)")
+    if d.readers > 1:
+        chips = ", ".join(f"{n} x {c}" for c, n in d.decoder.chips.items())
+        parts.append(f"{d.readers} MFRC522 readers selected through {chips}")
+    elif d.readers == 1:
+        parts.append("one MFRC522 reader as the check-in pad")
+    return "; ".join(parts)
+
+
+def _station_tables(d: Any, cfg: Mapping[str, Any]) -> list[str]:
+    """Which station sits on each matrix crossing, 74HC165 input or reader."""
+    p = d.profile
+    out: list[str] = []
+    by_channel = {ch: s for s, ch in p.channels.items()}
+    if d.pico_matrix:
+        rows, cols = d.pico_matrix
+        out += ["Reed matrix (channel = row x " + str(cols) + " + column):", "",
+                "| row | Pico GP | " + " | ".join(f"C{c} (GP{cfg['matrix']['cols'][c]})" for c in range(cols)) + " |",
+                "|---|---|" + "---|" * cols]
+        for r in range(rows):
+            out.append(f"| R{r} | GP{cfg['matrix']['rows'][r]} | "
+                       + " | ".join(by_channel.get(r * cols + c, "-") for c in range(cols)) + " |")
+        out.append("")
+    if d.chips_165:
+        out += ["74HC165 chain (chip 0's Q7 to the Pico; chip k+1's Q7 to chip k's DS; the last chip's DS to ground; "
+                "channel = chip x 8 + input):", "", "| chip | A | B | C | D | E | F | G | H |", "|---|---|---|---|---|---|---|---|---|"]
+        for k in range(d.chips_165):
+            out.append(f"| {k} | " + " | ".join(by_channel.get(k * 8 + i, "spare") for i in range(8)) + " |")
+        out.append("")
+    if d.readers > 1:
+        dec = d.decoder
+        station_of_reader = list(p.stations)
+        out += [f"Decoders: {_decoder_text(dec)}", "",
+                "Readers (reader k's SDA, its chip select, on decoder output k; the wiring between a reader and its hub is in "
+                "section 3):", "", "| reader | decoder | output | station |", "|---|---|---|---|"]
+        for k in range(d.readers):
+            chip, pin = dec.output_of(k)
+            out.append(f"| {k} | {chip} | {pin} | {station_of_reader[k]} |")
+        out.append("")
+    if d.readers == 1:
+        out += ["Check-in pad: one reader beside the board; its SDA (NSS) on GP"
+                f"{cfg['rfid']['select']['pins'][0]}, RST to 3.3 V, IRQ free, 3.3 V from the Pico's pin 36.", ""]
+    return out[:-1] if out and out[-1] == "" else out
+
+
+def _decoder_text(dec: Any) -> str:
+    """How the decoder chips of a reader build are wired to the address bits and the enable line."""
+    if dec.groups == 0:
+        return (f"one 74HC138: A, B, C on address bits 0-{dec.address_bits - 1} (unused inputs to ground), G2A on the "
+                "enable line, G2B to ground, G1 to 3.3 V; output Yk is reader k's chip select.")
+    if dec.groups == 1:
+        return "one 74HC154: A-D on address bits 0-3, G1 on the enable line, G2 to ground; output Yk is reader k's chip select."
+    high = dec.address_bits - 4
+    inputs = "ABC" if dec.top == "74HC138" else "ABCD"
+    tied = f" ({', '.join(inputs[high:])} to ground)" if high < len(inputs) else ""
+    enables = "G1 to 3.3 V, G2A and G2B to ground" if dec.top == "74HC138" else "G1 and G2 to ground"
+    return (f"{dec.groups} x 74HC154 (154#0 ... 154#{dec.groups - 1}, one per hub of 16 readers): A-D on address bits "
+            f"0-3, G1 on the enable line. A {dec.top} chooses the hub: {', '.join(inputs[:high])} on address bits 4-"
+            f"{dec.address_bits - 1}{tied}, {enables}; its output Yg goes to G2 of 154#g and to the enable of hub g's "
+            "MISO gate (74HC125).")
+
+
 def pico_wiring(config: Mapping[str, Any]) -> str:
-    """The Pico's pins for each scanner in ``firmware/config.json``, as Markdown."""
+    """The Pico's pins in a scanner config.json (format 2, firmware/CONFIG.md), as Markdown."""
     rows: list[tuple[str, str, int]] = []
     m = config.get("matrix")
     if m:
@@ -104,33 +172,32 @@ def pico_wiring(config: Mapping[str, Any]) -> str:
     if r:
         rows += [("MFRC522 SCK, all readers", "rfid", r["sck"]), ("MFRC522 MOSI, all readers", "rfid", r["mosi"]),
                  ("MFRC522 MISO, all readers", "rfid", r["miso"])]
-        if "cs" in r:
+        sel = r.get("select") or {}
+        if sel.get("kind") == "direct":
+            rows += [(f"MFRC522 SDA (chip select) of reader {k}", "rfid", gp) for k, gp in enumerate(sel["pins"])]
+        elif sel.get("kind") == "decoder":
+            rows += [(f"decoder address bit {i}", "rfid", gp) for i, gp in enumerate(sel["address"])]
+            rows.append(("decoder enable (low = the addressed reader selected)", "rfid", sel["enable"]))
+        elif "cs" in r:
             rows += [(f"MFRC522 SDA (chip select) of reader {k}", "rfid", gp) for k, gp in enumerate(r["cs"])]
-        if "cs595" in r:
-            c = r["cs595"]
-            rows += [("74HC595 SER (data) of the first chip", "rfid", c["data"]), ("74HC595 SRCLK, all chips", "rfid", c["clock"]),
-                     ("74HC595 RCLK (latch), all chips", "rfid", c["latch"])]
     out = ["| signal | used by | Pico GP | Pico pin |", "|---|---|---|---|"]
     out += [f"| {what} | {used} | GP{gp} | {pico_pin(gp)} |" for what, used, gp in rows]
     out.append(f"| ground | all | - | {', '.join(str(p) for p in PICO_GROUND_PINS)} |")
-    out.append("| 3.3 V out (pull-ups, 74HC chips; not the readers) | all | - | 36 |")
+    out.append("| 3.3 V out (pull-ups, 74HC chips, a check-in pad's reader; not a reader per station) | all | - | 36 |")
     return "\n".join(out) + "\n"
 
 
-def firmware_config(path: str | Path | None = None) -> dict[str, Any]:
-    """The scanner's firmware/config.json (of this checkout, unless ``path`` names another)."""
-    import json
+def pin_plan() -> str:
+    """The Pico's fixed pin assignments and the order the rest are given out in (hardware/README.md)."""
+    from .build import PICO_165, PICO_POOL, PICO_SPI
 
-    if path is None:
-        import controller
-
-        path = Path(controller.__file__).resolve().parent.parent / "firmware" / "config.json"
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise WiringError(f"{path}: cannot read the firmware config ({exc.strerror})") from None
-    except ValueError as exc:
-        raise WiringError(f"{path}: not valid JSON ({exc})") from None
+    out = ["| signal | Pico GP | Pico pin |", "|---|---|---|"]
+    out += [f"| MFRC522 {k.upper()} (SPI0), when the build has readers | GP{gp} | {pico_pin(gp)} |" for k, gp in PICO_SPI.items()]
+    out += [f"| 74HC165 {'PL' if k == 'load' else 'CP' if k == 'clock' else 'Q7 of chip 0'}, on a shift-register build | GP{gp} | "
+            f"{pico_pin(gp)} |" for k, gp in PICO_165.items()]
+    out.append("| then matrix rows, matrix columns, decoder address bits, decoder enable (or a pad's chip select), in "
+               f"this order of the pins left: {', '.join(f'GP{g}' for g in PICO_POOL)} | | |")
+    return "\n".join(out) + "\n"
 
 
 def generators() -> dict[str, Callable[[], str]]:
@@ -140,7 +207,8 @@ def generators() -> dict[str, Callable[[], str]]:
     from . import bom
 
     gens: dict[str, Callable[[], str]] = {f"profile:{pid}": (lambda pid=pid: profile_wiring(find_profile(pid))) for pid in profile_ids()}
-    gens["pico"] = lambda: pico_wiring(firmware_config())
+    gens["pico"] = pin_plan
+    gens["power"] = bom.power_markdown
     gens["bom-totals"] = bom.totals_markdown
     return gens
 

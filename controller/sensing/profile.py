@@ -22,10 +22,20 @@ from controller.docreader import DocReader, DocumentProblem, kind_of, load_yaml
 from controller.docreader import join as _join
 
 FORMAT_VERSION = 1
-SENSING_KINDS = ("reed", "rfid", "hybrid")
-SCANNER_KINDS = ("matrix", "shift_register")
+#: reed: occupancy only; rfid: a reader per station; hybrid: reeds and a reader per station; checkin: reeds under the
+#: stations and ONE reader beside the board as a check-in pad (a piece is tapped on it before it is put down).
+SENSING_KINDS = ("reed", "rfid", "hybrid", "checkin")
+#: matrix: the scanner drives a diode matrix of reeds; shift_register: a 74HC165 chain; none: readers only (rfid).
+SCANNER_KINDS = ("matrix", "shift_register", "none")
 #: BCM GPIO numbers on the Raspberry Pi's 40-pin header.
 BCM_PINS = range(0, 28)
+#: Pins with a fixed resistor on every Raspberry Pi board: GPIO2/3 (I2C1 SDA/SCL) have 1.8 kOhm pull-ups to 3.3 V.
+#: A matrix line there fights the resistor: a closed switch on a column reads ~0.7-0.75 V against the 0.8 V
+#: input-low limit, and a driven row sinks ~1.8 mA for nothing. Outputs to an LED or the buzzer are fine there.
+FIXED_PULL_PINS: dict[int, str] = {
+    2: "a fixed 1.8 kOhm pull-up to 3.3 V on every Pi (I2C1 SDA)",
+    3: "a fixed 1.8 kOhm pull-up to 3.3 V on every Pi (I2C1 SCL)",
+}
 DEFAULT_SCAN_PERIOD_MS = 10
 DEFAULT_SETTLE_MS = 40
 #: Environment variable naming another directory of profiles (checked before the checkout's hardware/profiles).
@@ -64,6 +74,8 @@ class Scanner:
     usb_vid: int | None
     usb_pid: int | None
     channel_count: int
+    #: (rows, columns) of a reed matrix the scanner drives (kind matrix), channel = row x columns + column; else None.
+    matrix: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +92,11 @@ class Profile:
     file: str
     name: str = ""
     description: str = ""
+
+    @property
+    def id(self) -> str:
+        """The profile's name as `facedown` commands take it: its file name without .yaml."""
+        return Path(self.file).stem
 
     @property
     def stations(self) -> tuple[str, ...]:
@@ -156,6 +173,8 @@ def _build(r: _Reader, doc: Any) -> Profile:
     scanner = _scanner(r, top["scanner"], len(stations)) if top.get("scanner") is not None else None
     if scanner is None and sensing != "reed":
         raise r.fail("sensing", f"expected 'reed' for a Pi-driven reed matrix; {sensing!r} sensing reads tags, which needs a scanner: section")
+    if scanner is not None and sensing != "rfid" and scanner.kind == "none":
+        raise r.fail("scanner.kind", f"expected matrix or shift_register: {sensing!r} sensing has reed switches to scan")
     pins = _pins(r, top.get("pins"), matrix=scanner is None)
 
     scan_period_ms = r.integer(top.get("scan_period_ms", DEFAULT_SCAN_PERIOD_MS), "scan_period_ms", low=1, high=1000, what="milliseconds")
@@ -184,7 +203,7 @@ def _game_stations(r: _Reader, game: Any) -> tuple[str, ...]:
 
 def _scanner(r: _Reader, raw: Any, station_count: int) -> Scanner:
     where = "scanner"
-    sc = r.mapping(raw, where, allowed={"kind", "port", "usb_vid", "usb_pid", "channel_count"}, required={"kind"})
+    sc = r.mapping(raw, where, allowed={"kind", "port", "usb_vid", "usb_pid", "channel_count", "matrix"}, required={"kind"})
     kind = r.one_of(sc["kind"], f"{where}.kind", SCANNER_KINDS, "a scanner kind")
     port = sc.get("port")
     if port is not None:
@@ -195,9 +214,44 @@ def _scanner(r: _Reader, raw: Any, station_count: int) -> Scanner:
     for key in ("usb_vid", "usb_pid"):
         value = sc.get(key)
         usb[key] = None if value is None else r.integer(value, f"{where}.{key}", low=0, high=0xFFFF, what="a 16-bit USB id")
-    count = r.integer(sc.get("channel_count", station_count), f"{where}.channel_count", low=station_count, high=4096,
+    matrix = None
+    if kind == "matrix":
+        matrix = _scanner_matrix(r, sc.get("matrix"), station_count)
+        default_count = matrix[0] * matrix[1]
+    elif "matrix" in sc:
+        raise r.fail(f"{where}.matrix", f"expected no matrix shape on a {kind} scanner; remove this key")
+    elif kind == "shift_register":
+        default_count = -(-station_count // 8) * 8
+    else:
+        default_count = station_count
+    count = r.integer(sc.get("channel_count", default_count), f"{where}.channel_count", low=station_count, high=4096,
                       what=f"a channel count (at least the game's {station_count} stations)")
-    return Scanner(kind=kind, port=port, usb_vid=usb["usb_vid"], usb_pid=usb["usb_pid"], channel_count=count)
+    if matrix is not None and count != matrix[0] * matrix[1]:
+        raise r.fail(f"{where}.channel_count", f"expected {matrix[0] * matrix[1]} (a {matrix[0]} x {matrix[1]} matrix has that many "
+                                               f"crossings, and the scanner reports every one), got {count}")
+    if kind == "shift_register" and count % 8:
+        raise r.fail(f"{where}.channel_count", f"expected a multiple of 8 (a 74HC165 has 8 inputs and the scanner reports every "
+                                               f"input of every chip): {-(-count // 8) * 8} for {-(-count // 8)} chips, got {count}")
+    return Scanner(kind=kind, port=port, usb_vid=usb["usb_vid"], usb_pid=usb["usb_pid"], channel_count=count, matrix=matrix)
+
+
+def squarest_matrix(count: int) -> tuple[int, int]:
+    """The rows x columns matrix with the fewest lines (then the fewest spare crossings) for ``count`` stations."""
+    shapes = ((rows, -(-count // rows)) for rows in range(1, max(1, count) + 1))
+    return min((s for s in shapes if s[0] <= s[1]), key=lambda s: (s[0] + s[1], s[0] * s[1] - count, -s[0]))
+
+
+def _scanner_matrix(r: _Reader, raw: Any, station_count: int) -> tuple[int, int]:
+    where = "scanner.matrix"
+    if raw is None:
+        return squarest_matrix(station_count)
+    if not isinstance(raw, list) or len(raw) != 2:
+        raise r.fail(where, f"expected [rows, columns] of the reed matrix the scanner drives, got {raw!r}")
+    rows = r.integer(raw[0], f"{where}[0]", low=1, high=64, what="a number of rows")
+    cols = r.integer(raw[1], f"{where}[1]", low=1, high=64, what="a number of columns")
+    if rows * cols < station_count:
+        raise r.fail(where, f"expected at least {station_count} crossings (one per station), got {rows} x {cols} = {rows * cols}")
+    return rows, cols
 
 
 def _pins(r: _Reader, raw: Any, *, matrix: bool) -> Pins:
@@ -226,6 +280,11 @@ def _pins(r: _Reader, raw: Any, *, matrix: bool) -> Pins:
         if not isinstance(seq, list) or not seq:
             raise r.fail(f"pins.{key}", f"expected a non-empty list of BCM GPIO numbers, got {kind_of(seq)}")
         lines[key] = tuple(claim(v, f"pins.{key}[{i}]") for i, v in enumerate(seq))
+        for i, pin in enumerate(lines[key]):
+            if pin in FIXED_PULL_PINS:
+                raise r.fail(f"pins.{key}[{i}]", f"expected a matrix line off GPIO{pin}: it has {FIXED_PULL_PINS[pin]}, so a closed "
+                                                 "switch reads ~0.7 V against the 0.8 V input-low limit; move the line to a free "
+                                                 "pin (GPIO2/3 suit an LED or the buzzer)")
     buzzer = None if p.get("buzzer") is None else claim(p["buzzer"], "pins.buzzer")
     leds: dict[str, int] = {}
     for name, value in r.mapping(p.get("leds", {}) or {}, "pins.leds").items():
