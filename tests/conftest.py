@@ -1,8 +1,18 @@
-"""Shared test fixtures: the GPIO mock pin factory, saved and restored around each test that asks for it."""
+"""Shared test fixtures: the GPIO mock pin factory, saved and restored around each test that asks for it; and the
+hypothesis profiles: ``ci`` (derandomized: the same examples every run, so a failure is a real regression, not a
+lucky draw) is the default under CI and for ``./dev test``; ``explore`` draws fresh examples
+(``pytest --hypothesis-profile=explore``) to hunt for new failures."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("FACEDOWN_HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture
