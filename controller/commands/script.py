@@ -93,8 +93,13 @@ def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = Non
 
 def run(args: argparse.Namespace) -> int:
     from controller.commands.rules import parse_options
+    from controller.sensing.profile import ProfileError
 
-    settle = args.settle_ms if args.settle_ms is not None else _default_settle(args.game)
+    try:
+        settle = args.settle_ms if args.settle_ms is not None else _default_settle(args.game)
+    except ProfileError as exc:
+        print(f"facedown script: {exc}", file=sys.stderr)
+        return 2
     stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
     try:
         run_script(args.game, stream, sys.stdout, options=parse_options(args.option), settle_ms=settle, everything=args.all)
@@ -108,11 +113,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _default_settle(game: str) -> int:
-    try:
-        from controller.sensing.profile import default_profile
-    except ImportError:
+    """The settle time of the game's shipped hardware profile; 30 ms for a game that has none (a game needs no
+    profile to be played). A profile that exists but cannot be read is an error, not a silent default."""
+    from controller.rules import load_game
+    from controller.sensing.profile import default_profile, profiles_dir
+
+    gid = load_game(game).id
+    if not (profiles_dir() / f"{gid}.yaml").exists():
         return 30
-    try:
-        return int(default_profile(game).settle_ms)
-    except Exception:
-        return 30
+    return int(default_profile(gid).settle_ms)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,9 @@ import yaml
 from controller.docreader import DocReader
 from controller.docreader import join as _join
 
+from .clash import resolve
 from .errors import GameFileError
+from .hooks import HOOKS
 from .model import (
     ALWAYS,
     NO_MOVES,
@@ -97,7 +100,7 @@ def parse_game(text: str, file: str = "<game>") -> GameDef:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(document)"
         raise GameFileError(file, where, f"valid YAML ({getattr(exc, 'problem', None) or exc})") from None
-    return _build(r, doc)
+    return replace(_build(r, doc), text=text)
 
 
 def _build(r: _Reader, doc: Any) -> GameDef:
@@ -521,8 +524,6 @@ def _win(r: _Reader, raw: Any, piece_ids: set[str]) -> WinRules:
 
 
 def _hooks(r: _Reader, raw: Any) -> tuple[str, ...]:
-    from .hooks import HOOKS
-
     names = r.seq(raw, "hooks")
     for j, name in enumerate(names):
         r.one_of(name, f"hooks[{j}]", set(HOOKS), "a rule hook")
@@ -542,8 +543,6 @@ def _decisions(r: _Reader, raw: Any, options: Mapping[str, OptionDef]) -> tuple[
 
 def _check_clash_complete(r: _Reader, game: GameDef) -> None:
     """Every attacker that can attack has an outcome against every piece, under the default options."""
-    from .clash import resolve
-
     opts = game.resolve_options()
     for a in game.pieces:
         if not a.can_attack:
