@@ -5,10 +5,20 @@ lucky draw) is the default under CI and for ``./dev test``; ``explore`` draws fr
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 
 import pytest
 from hypothesis import settings
+
+# The suite sees the package's games only, not the developer's own ($FACEDOWN_GAMES_DIR, ~/.config/facedown/games):
+# set before any test module lists the games for its parameters. Tests of those folders set them themselves.
+os.environ.pop("FACEDOWN_GAMES_DIR", None)
+_CONFIG = tempfile.mkdtemp(prefix="facedown-test-config-")
+atexit.register(shutil.rmtree, _CONFIG, ignore_errors=True)
+os.environ["XDG_CONFIG_HOME"] = _CONFIG
 
 settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.register_profile("explore", derandomize=False, print_blob=True)

@@ -16,6 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="house-rule option")
     p.add_argument("--settle-ms", type=int, default=None, help="debounce settle time (default: the game's default profile, else 30)")
     p.add_argument("--all", action="store_true", help="also print board, fixup and notice events")
+    p.add_argument("--journal", metavar="PATH", help="also record the game in this journal (with its game file), "
+                   "for `facedown record show`")
     p.set_defaults(func=run)
 
 
@@ -26,15 +28,22 @@ class ScriptError(ValueError):
 CORE_EVENTS = {"move", "attack", "illegal", "mismatch", "fixup_done", "game_over", "setup", "start", "turn"}
 
 
-def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = None, settle_ms: int = 30, everything: bool = False) -> int:
-    """Run the script ``lines`` (an iterable of text lines); write events to ``out``. Returns the number of events."""
+def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = None, settle_ms: int = 30, everything: bool = False,
+               journal: Any = None) -> int:
+    """Run the script ``lines`` (an iterable of text lines); write events to ``out``. Returns the number of events.
+    With ``journal`` (an open Journal) the game is recorded there as a game on the ``sim`` board, game file and all."""
+    from controller.referee.gamefile import keep
     from controller.referee.session import Session
     from controller.rules import new_game
     from controller.sensing.sim import SimBoard
 
     state = new_game(game, options)
     board = SimBoard(state.game.station_ids, settle_ms=settle_ms, clock=lambda: 0.0)
-    session = Session(state)
+    game_id = None
+    if journal is not None:
+        game_id = journal.new_game(state.game.id, dict(state.options), board="sim")
+        keep(journal, game_id, state.game)
+    session = Session(state, journal=journal, game_id=game_id)
     count = 0
 
     def emit(ev: Any) -> None:
@@ -100,15 +109,27 @@ def run(args: argparse.Namespace) -> int:
     except ProfileError as exc:
         print(f"facedown script: {exc}", file=sys.stderr)
         return 2
+    journal = None
+    if args.journal:
+        from controller.referee.journal import Journal, JournalError
+
+        try:
+            journal = Journal(args.journal)
+        except JournalError as exc:
+            print(f"facedown script: {exc}", file=sys.stderr)
+            return 2
     stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
     try:
-        run_script(args.game, stream, sys.stdout, options=parse_options(args.option), settle_ms=settle, everything=args.all)
+        run_script(args.game, stream, sys.stdout, options=parse_options(args.option), settle_ms=settle, everything=args.all,
+                   journal=journal)
     except ScriptError as exc:
         print(f"facedown script: {args.file}: {exc}", file=sys.stderr)
         return 2
     finally:
         if stream is not sys.stdin:
             stream.close()
+        if journal is not None:
+            journal.close()
     return 0
 
 
