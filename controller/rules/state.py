@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -172,54 +172,9 @@ class GameState:
             out[target] = spec
 
         for spec in ptype.moves:
-            if not spec.when.holds(self.options):
-                continue
-            if spec.turns:
-                limit = spec.max_steps
-                seen = {station}
-                frontier = deque([(station, 0)])
-                nbrs = topo.neighbours(spec.along)
-                while frontier:
-                    at, depth = frontier.popleft()
-                    if limit is not None and depth >= limit:
-                        continue
-                    for n in nbrs[at]:
-                        if n in seen or not passable[n]:
-                            continue
-                        seen.add(n)
-                        if n in board:
-                            consider_attack(n, spec)
-                            if spec.over:
-                                frontier.append((n, depth + 1))
-                        else:
-                            if not spec.attack_only:
-                                out.setdefault(n, spec)
-                            frontier.append((n, depth + 1))
-            elif spec.max_steps == 1:
-                for n in topo.neighbours(spec.along)[station]:
-                    if not passable[n]:
-                        continue
-                    if n in board:
-                        consider_attack(n, spec)
-                    elif not spec.attack_only:
-                        out.setdefault(n, spec)
-            else:
-                limit = spec.max_steps
-                for ray in topo.rays(spec.along)[station]:
-                    for steps, n in enumerate(ray, 1):
-                        if limit is not None and steps > limit:
-                            break
-                        if not passable[n]:
-                            break
-                        last = not spec.exact or steps == limit
-                        if n in board:
-                            if last:
-                                consider_attack(n, spec)
-                            if spec.over:
-                                continue
-                            break
-                        if last and not spec.attack_only:
-                            out.setdefault(n, spec)
+            if spec.when.holds(self.options):
+                way = self._along_network if spec.turns else self._one_step if spec.max_steps == 1 else self._straight
+                way(station, spec, passable, out, consider_attack)
         if self.hooks and out:
             for target in list(out):
                 for hook in self.hooks:
@@ -227,6 +182,67 @@ class GameState:
                         del out[target]
                         break
         return out
+
+    # the ways of moving: each adds the empty stations a spec reaches to ``out`` and hands occupied ones to ``attack``
+    def _one_step(self, station: str, spec: MoveSpec, passable: Mapping[str, bool], out: dict[str, MoveSpec],
+                  attack: Callable[[str, MoveSpec], None]) -> None:
+        """One step to a neighbour along the spec's lines."""
+        board = self.board
+        for n in self.topo.neighbours(spec.along)[station]:
+            if not passable[n]:
+                continue
+            if n in board:
+                attack(n, spec)
+            elif not spec.attack_only:
+                out.setdefault(n, spec)
+
+    def _straight(self, station: str, spec: MoveSpec, passable: Mapping[str, bool], out: dict[str, MoveSpec],
+                  attack: Callable[[str, MoveSpec], None]) -> None:
+        """Straight along one line, up to ``max_steps`` (exactly, with ``exact``), through empty stations (over
+        occupied ones too, with ``over``)."""
+        board = self.board
+        limit = spec.max_steps
+        for ray in self.topo.rays(spec.along)[station]:
+            for steps, n in enumerate(ray, 1):
+                if limit is not None and steps > limit:
+                    break
+                if not passable[n]:
+                    break
+                last = not spec.exact or steps == limit
+                if n in board:
+                    if last:
+                        attack(n, spec)
+                    if spec.over:
+                        continue
+                    break
+                if last and not spec.attack_only:
+                    out.setdefault(n, spec)
+
+    def _along_network(self, station: str, spec: MoveSpec, passable: Mapping[str, bool], out: dict[str, MoveSpec],
+                       attack: Callable[[str, MoveSpec], None]) -> None:
+        """Any path over the network of the spec's lines, turning where they meet (an engineer on the railway),
+        through empty stations (over occupied ones too, with ``over``), up to ``max_steps`` stations."""
+        board = self.board
+        limit = spec.max_steps
+        seen = {station}
+        frontier = deque([(station, 0)])
+        nbrs = self.topo.neighbours(spec.along)
+        while frontier:
+            at, depth = frontier.popleft()
+            if limit is not None and depth >= limit:
+                continue
+            for n in nbrs[at]:
+                if n in seen or not passable[n]:
+                    continue
+                seen.add(n)
+                if n in board:
+                    attack(n, spec)
+                    if spec.over:
+                        frontier.append((n, depth + 1))
+                else:
+                    if not spec.attack_only:
+                        out.setdefault(n, spec)
+                    frontier.append((n, depth + 1))
 
     def legal_moves(self, side: str | None = None) -> list[Move]:
         """Every legal move of ``side`` (default: the side to move)."""
