@@ -525,8 +525,12 @@ def _win(r: _Reader, raw: Any, piece_ids: set[str]) -> WinRules:
 
 def _hooks(r: _Reader, raw: Any) -> tuple[str, ...]:
     names = r.seq(raw, "hooks")
+    known = set(HOOKS)
     for j, name in enumerate(names):
-        r.one_of(name, f"hooks[{j}]", set(HOOKS), "a rule hook")
+        if not known:  # not even FaceDown's own: its entry points are read from the installed distribution
+            raise r.fail(f"hooks[{j}]", f"a rule hook, but none is registered ({name!r}): FaceDown runs from a checkout that "
+                         "is not installed; install it (`./dev setup`, or `pip install -e .`)")
+        r.one_of(name, f"hooks[{j}]", known, "a rule hook")
     return tuple(names)
 
 
