@@ -70,3 +70,14 @@ def test_every_named_hook_is_a_registered_hook() -> None:
 def test_an_unknown_hook_is_a_key_error() -> None:
     with pytest.raises(KeyError):
         HOOKS["no_such_hook"]
+
+
+def test_a_checkout_that_is_not_installed_is_told_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No entry points at all (FaceDown run from a checkout it was never installed from): the loader says why."""
+    from controller.rules import GameFileError, catalog, loader
+    from controller.rules.hooks import Registry
+
+    monkeypatch.setattr(loader, "HOOKS", Registry("facedown.no_such_group"))
+    text = (catalog.PACKAGE_GAMES / "stratego.yaml").read_text(encoding="utf-8")
+    with pytest.raises(GameFileError, match=r"hooks\[0\]: a rule hook, but none is registered \('two_squares'\): .*install it"):
+        loader.parse_game(text, "stratego.yaml")
