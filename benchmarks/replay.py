@@ -1,4 +1,4 @@
-"""Real games through the referee: every Gravon Stratego game (../shared/corpus/gravon-stratego) replayed
+"""Real games through the referee: every Gravon Stratego game (the package's copy, or --corpus DIR) replayed
 
 1. through the rules engine alone (``controller.records.gravon.replay``: every move judged, result checked), and
 2. through the full physical path: each recorded move rendered as the lift / place sensor events a player would
@@ -24,7 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.commands.script import run_script  # noqa: E402
-from controller.records import gravon  # noqa: E402
+from controller.records import corpus, gravon  # noqa: E402
 from controller.rules import new_game  # noqa: E402
 from tests.physical import play_physically  # noqa: E402  (the same rendering the tests use)
 
@@ -51,14 +51,15 @@ def script_lines(record: gravon.GravonGame) -> tuple[list[str], int]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "gravon-stratego"))
+    ap.add_argument("--corpus", help="a gravon-stratego folder (default: the games in the package)")
     ap.add_argument("--repeat", type=int, default=3, help="engine-path repetitions (the best is reported)")
     args = ap.parse_args()
-    paths = sorted((Path(args.corpus) / "games").glob("*.xml"))
-    if not paths:
-        print(f"no Gravon games under {args.corpus}", file=sys.stderr)
+    games = corpus.folder(args.corpus) if args.corpus else corpus.packaged("gravon-stratego")
+    names = games.glob("games/*.xml")
+    if not names:
+        print(f"no Gravon games under {games.name}", file=sys.stderr)
         return 2
-    records = [gravon.read(p) for p in paths]
+    records = [gravon.parse(games.read_text(n), games.where(n)) for n in names]
     moves = sum(len(r.moves) for r in records)
     print(f"{len(records)} Gravon games, {moves} moves; Python {platform.python_version()} on {platform.machine()}")
 

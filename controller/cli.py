@@ -18,6 +18,7 @@ COMMANDS = [
     "tags",
     "hw_test",
     "bom",
+    "profile",
     "print_board",
     "service",
     "firmware",

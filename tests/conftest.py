@@ -1,8 +1,28 @@
-"""Shared test fixtures: the GPIO mock pin factory, saved and restored around each test that asks for it."""
+"""Shared test fixtures: the GPIO mock pin factory, saved and restored around each test that asks for it; and the
+hypothesis profiles: ``ci`` (derandomized: the same examples every run, so a failure is a real regression, not a
+lucky draw) is the default under CI and for ``./dev test``; ``explore`` draws fresh examples
+(``pytest --hypothesis-profile=explore``) to hunt for new failures."""
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
+
 import pytest
+from hypothesis import settings
+
+# The suite sees the package's games only, not the developer's own ($FACEDOWN_GAMES_DIR, ~/.config/facedown/games):
+# set before any test module lists the games for its parameters. Tests of those folders set them themselves.
+os.environ.pop("FACEDOWN_GAMES_DIR", None)
+_CONFIG = tempfile.mkdtemp(prefix="facedown-test-config-")
+atexit.register(shutil.rmtree, _CONFIG, ignore_errors=True)
+os.environ["XDG_CONFIG_HOME"] = _CONFIG
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("FACEDOWN_HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture

@@ -1,23 +1,22 @@
 """The ISF more-squares (continuous chase) and two-squares rules on real play: the Ataraxos rule-edge-case games
-(../shared/corpus/ataraxos-stratego), plus small positions for the two-squares rule's scout form and its
+(the package's copy, controller/records/data/ataraxos-stratego.tar.xz), plus small positions for the two-squares rule's scout form and its
 "only real moves count" fix."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+from corpus_files import corpus
 
 from controller.records import RecordError
 from controller.records.ataraxos import decode_move, read_game
 from controller.rules import IllegalMoveError, new_game
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "ataraxos-stratego"
+CORPUS = corpus("ataraxos-stratego")
 CHASE = sorted(CORPUS.glob("continuous_chase_games_*/*.txt"))
 MISC = CORPUS / "misc_games"
 
-pytestmark = pytest.mark.skipif(not CHASE and not os.environ.get("CI"), reason=f"no Ataraxos corpus at {CORPUS}")
 
 
 def start(path: Path, **options: object) -> tuple[object, list[tuple[str, str]]]:

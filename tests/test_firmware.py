@@ -194,13 +194,13 @@ def test_every_firmware_file_compiles_with_mpy_cross(path, tmp_path):
     assert out.stat().st_size > 0
 
 
-MPY_WASM = ROOT / ".cache" / "mpy" / "node_modules" / "@micropython" / "micropython-webassembly-pyscript"
+MPY_WASM = ROOT / "tests" / "node_modules" / "@micropython" / "micropython-webassembly-pyscript"
 
 
 def test_hardware_free_modules_run_under_real_micropython(tmp_path):
     node = shutil.which("node")
     if node is None or not (MPY_WASM / "micropython.mjs").exists():
-        why = ("needs node and `npm install --prefix .cache/mpy @micropython/micropython-webassembly-pyscript`"
+        why = ("needs node and the npm packages of tests/package.json (`./dev deps`, or `npm install --prefix tests`)"
                f" (node: {node}, package: {MPY_WASM})")
         if os.environ.get("CI"):
             pytest.fail(why)

@@ -1,6 +1,6 @@
 """Gravon Stratego records: squares, parsing errors, every archive game replayed through the engine with its result
 reproduced, the two-squares limit against the runs the corpus documents, and import -> journal -> export byte for byte.
-Reads ../shared/corpus/gravon-stratego directly (nothing of it is copied into the repository)."""
+Reads the package's copy of the 22 games (controller/records/data/gravon-stratego.tar.xz)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from corpus_files import corpus
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -19,7 +20,7 @@ from controller.referee.journal import Event, Journal
 from controller.rules import load_game, new_game
 from controller.rules.hooks import HOOKS
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "gravon-stratego"
+CORPUS = corpus("gravon-stratego")
 GAMES = sorted((CORPUS / "games").glob("*.xml"))
 INDEX = {row["file"]: row for row in csv.DictReader((CORPUS / "index.csv").open(encoding="utf-8"))}
 #: The runs the corpus README names, as the moves a three-move limit refuses (the 4th and 5th of each run).
@@ -30,7 +31,6 @@ README_RUNS = {
     "barrage-2006.1-1194.xml": {119, 121, 120, 122},
 }
 
-pytestmark = pytest.mark.skipif(not GAMES and not os.environ.get("CI"), reason=f"no Gravon corpus at {CORPUS}")
 
 
 def test_the_corpus_is_all_here() -> None:

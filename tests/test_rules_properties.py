@@ -107,7 +107,15 @@ def check_redaction(state: GameState, ruling: Ruling | None) -> None:
             allowed = piece.public or audience == piece.owner or audience in piece.known_to or (
                 bool(state.options.get("allies_see")) and state.game.ally(audience, piece.owner))  # option allies_see
             assert ("piece" in entry) == allowed, (audience, entry)
-        assert all(p.endswith(".piece") for p in piece_strings(v, ids)), piece_strings(v, ids)
+        for path in piece_strings(v, ids):
+            if path.startswith(".offers[") and path.endswith("].guard_piece"):
+                # a reaction offer names the seat's own guard: the piece on that station must be this audience's
+                offer = v["offers"][int(path[len(".offers["):].split("]")[0])]
+                guard = state.board.get(offer["guard"])
+                assert guard is not None and guard.owner == audience == offer["side"], (audience, offer)
+                assert offer["guard_piece"] == guard.type, (audience, offer)
+            else:
+                assert path.endswith(".piece"), (audience, path)
         if ruling is None:
             continue
         told = redact_ruling(ruling, audience)
@@ -189,3 +197,21 @@ def test_illegal_moves_are_refused_and_change_nothing(game: str, seed: int, rng:
                 raise AssertionError(f"{move} was applied though {reason!r}")
     assert {s: (p.uid, p.type, p.owner) for s, p in state.board.items()} == before
     assert ARBITER not in state.game.sides
+
+
+def test_a_seats_own_reaction_offer_is_no_leak() -> None:
+    """The false positive this suite used to draw now and then: with ``reactions: ask`` open, the seat's view lists
+    its own guard's kind (``offers[].guard_piece``); that is its own piece, so the check passes, and the other seat's
+    view has no offer at all."""
+    from test_sanjunqi import position
+
+    state = position({"e4": ("red", "aa_gun"), "h4": ("blue", "fighter")}, turn="blue", reactions="ask")
+    KNOWN_BEFORE.clear()
+    KNOWN_BEFORE.update({p.uid: (p.public, set(p.known_to)) for p in state.board.values()})
+    ruling = state.apply(("h4", "g4"))
+    assert view(state, "red")["offers"][0]["guard_piece"] == "aa_gun" and view(state, "blue")["offers"] == []
+    check_redaction(state, ruling)
+    # the check still catches a guard_piece in a view that is not the guard owner's
+    state.board["e4"].owner = "blue"
+    with pytest.raises(AssertionError):
+        check_redaction(state, ruling)

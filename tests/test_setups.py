@@ -1,14 +1,14 @@
-"""Human Stratego setups (Ataraxos data from the Gravon archive, ../shared/corpus/ataraxos-stratego) against our setup
+"""Human Stratego setups (Ataraxos data from the Gravon archive, shipped in the package) against our setup
 rules, corruption reported with its square, and the `facedown setups` command over the saved-setups store."""
 
 from __future__ import annotations
 
 import json
-import os
 import random
 from pathlib import Path
 
 import pytest
+from corpus_files import corpus
 
 from controller.cli import main
 from controller.records import RecordError
@@ -17,11 +17,10 @@ from controller.rules import load_game
 from controller.rules.setup import check_deployment
 from controller.setups_store import SetupStore
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "ataraxos-stratego"
+CORPUS = corpus("ataraxos-stratego")
 FILES = {"stratego": CORPUS / "human_setups" / "classic_human_setups.dat",
          "stratego_barrage": CORPUS / "human_setups" / "barrage_human_setups.dat"}
 
-pytestmark = pytest.mark.skipif(not FILES["stratego"].exists() and not os.environ.get("CI"), reason=f"no Ataraxos corpus at {CORPUS}")
 
 
 #: The barrage file has 3,944 setups and a stray "]" as its last line (the corpus README counts 3,945 lines).
@@ -101,6 +100,18 @@ def test_import_human_then_list_and_load(capsys: pytest.CaptureFixture[str], tmp
     line = int(name.split()[-1])
     text = dict(setup_lines(FILES["stratego"]))[line]
     assert rc == 0 and json.loads(out) == as_blue(human_setup(text))
+
+
+def test_import_human_reads_the_package_by_default(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No --corpus and no $FACEDOWN_ATARAXOS: the setups come from the package, the same lines as the folder's."""
+    monkeypatch.delenv("FACEDOWN_ATARAXOS", raising=False)
+    stores = [str(tmp_path / "a"), str(tmp_path / "b")]
+    rc, out, _ = run(capsys, "setups", "import-human", "barrage", "--count", "3", "--seed", "5", "--store", stores[0])
+    assert rc == 0 and "saved 3 human barrage setups for blue in stratego_barrage" in out
+    rc, _, _ = run(capsys, "setups", "import-human", "barrage", "--count", "3", "--seed", "5", "--store", stores[1], "--corpus", str(CORPUS))
+    game = load_game("stratego_barrage")
+    packaged, from_folder = (sorted((s.name, s.placement) for s in SetupStore(d).list(game, "blue")) for d in stores)
+    assert rc == 0 and packaged == from_folder and len(packaged) == 3
 
 
 def test_pick_is_repeatable_and_saves_for_the_seat(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

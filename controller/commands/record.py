@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from controller.referee.journal import Event, GameSummary, Journal
-    from controller.rules import GameState
+    from controller.rules import GameDef, GameState
 
 OUTCOME = {"attacker": "attacker survives", "defender": "defender survives", "both": "both removed", "bounce": "no effect"}
 
@@ -63,22 +63,25 @@ def _fail(message: object) -> int:
     return 2
 
 
-def _load(args: argparse.Namespace) -> tuple[GameSummary, list[Event]]:
+def _load(args: argparse.Namespace) -> tuple[GameSummary, list[Event], GameDef | None]:
+    """The game's summary, its events, and the game as the journal kept its file (None for an older journal)."""
+    from controller.referee.gamefile import journaled
+
     with _open(args) as journal:
-        return journal.summary(args.id), journal.events(args.id)
+        return journal.summary(args.id), journal.events(args.id), journaled(journal, args.id)
 
 
-def move_lines(events: list[Event]) -> tuple[GameState, list[str]]:
+def move_lines(events: list[Event], game: GameDef | None = None) -> tuple[GameState, list[str]]:
     """The replayed final state and one line per accepted move, redacted for the spectator until the game is over."""
     from controller.referee.replay import rebuild, rulings
     from controller.rules import ARBITER, SPECTATOR, redact_ruling
 
-    final = rebuild(events)
+    final = rebuild(events, game)
     over = final.phase == "over"
     audience = ARBITER if over else SPECTATOR
     lines = []
     before: GameState | None = None
-    for ruling, after in rulings(events):
+    for ruling, after in rulings(events, game):
         r = redact_ruling(ruling, audience, game_over=over)
         if before is not None:
             # a piece already face-up before this move is public knowledge (the ruling only lists new reveals)
@@ -102,9 +105,9 @@ def move_lines(events: list[Event]) -> tuple[GameState, list[str]]:
     return final, lines
 
 
-def export_text(summary: GameSummary, events: list[Event]) -> str:
+def export_text(summary: GameSummary, events: list[Event], gdef: GameDef | None = None) -> str:
     """The readable record of one game: header, setups (once the game is over) and moves."""
-    final, lines = move_lines(events)
+    final, lines = move_lines(events, gdef)
     over = final.phase == "over"
     start = events[0].data
     game = final.game
@@ -164,11 +167,12 @@ def run_list(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     from controller.referee.journal import JournalError, default_path
     from controller.referee.replay import ReplayError
+    from controller.rules import RulesError
 
     try:
-        summary, events = _load(args)
-        final, lines = move_lines(events)
-    except (JournalError, ReplayError) as exc:
+        summary, events, game = _load(args)
+        final, lines = move_lines(events, game)
+    except (JournalError, ReplayError, RulesError) as exc:
         return _fail(f"{args.journal or default_path()}: game {args.id}: {exc}" if isinstance(exc, ReplayError) else exc)
     print(f"game {summary.id}: {final.game.name}, {_when(summary.started)}, {result_text(final.result.to_json() if final.result else None)}")
     for line in lines:
@@ -182,18 +186,19 @@ def run_export(args: argparse.Namespace) -> int:
     from controller.records import RecordError
     from controller.referee.journal import JournalError, default_path
     from controller.referee.replay import ReplayError
+    from controller.rules import RulesError
 
     try:
-        summary, events = _load(args)
+        summary, events, game = _load(args)
         if getattr(args, "format", "text") == "gravon":
             from controller.records.gravon import export_game, format_game
 
             text = format_game(export_game(events, summary.id))
         else:
-            text = export_text(summary, events)
+            text = export_text(summary, events, game)
     except RecordError as exc:
         return _fail(f"{args.journal or default_path()}: {exc}")
-    except (JournalError, ReplayError) as exc:
+    except (JournalError, ReplayError, RulesError) as exc:
         return _fail(f"{args.journal or default_path()}: game {args.id}: {exc}" if isinstance(exc, ReplayError) else exc)
     if args.out is None:
         sys.stdout.write(text)

@@ -19,6 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="house-rule option")
     p.add_argument("--settle-ms", type=int, default=None, help="debounce settle time (default: the game's default profile, else 30)")
     p.add_argument("--all", action="store_true", help="also print board, fixup and notice events")
+    p.add_argument("--journal", metavar="PATH", help="also record the game in this journal (with its game file), "
+                   "for `facedown record show`")
     p.set_defaults(func=run)
 
 
@@ -29,15 +31,22 @@ class ScriptError(ValueError):
 CORE_EVENTS = {"move", "attack", "illegal", "mismatch", "fixup_done", "game_over", "setup", "start", "turn"}
 
 
-def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = None, settle_ms: int = 30, everything: bool = False) -> int:
-    """Run the script ``lines`` (an iterable of text lines); write events to ``out``. Returns the number of events."""
+def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = None, settle_ms: int = 30, everything: bool = False,
+               journal: Any = None) -> int:
+    """Run the script ``lines`` (an iterable of text lines); write events to ``out``. Returns the number of events.
+    With ``journal`` (an open Journal) the game is recorded there as a game on the ``sim`` board, game file and all."""
+    from controller.referee.gamefile import keep
     from controller.referee.session import Session
     from controller.rules import new_game
     from controller.sensing.sim import SimBoard
 
     state = new_game(game, options)
     board = SimBoard(state.game.station_ids, settle_ms=settle_ms, clock=lambda: 0.0)
-    session = Session(state)
+    game_id = None
+    if journal is not None:
+        game_id = journal.new_game(state.game.id, dict(state.options), board="sim")
+        keep(journal, game_id, state.game)
+    session = Session(state, journal=journal, game_id=game_id)
     count = 0
 
     def emit(ev: Any) -> None:
@@ -96,29 +105,48 @@ def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = Non
 
 def run(args: argparse.Namespace) -> int:
     from controller.commands.rules import parse_options
+    from controller.sensing.profile import ProfileError
 
-    settle = args.settle_ms if args.settle_ms is not None else _default_settle(args.game)
+    try:
+        settle = args.settle_ms if args.settle_ms is not None else _default_settle(args.game)
+    except ProfileError as exc:
+        print(f"facedown script: {exc}", file=sys.stderr)
+        return 2
+    journal = None
+    if args.journal:
+        from controller.referee.journal import Journal, JournalError
+
+        try:
+            journal = Journal(args.journal)
+        except JournalError as exc:
+            print(f"facedown script: {exc}", file=sys.stderr)
+            return 2
     try:
         if args.file == "-":
             lines: Any = io.StringIO(decode(sys.stdin.buffer.read(), "<stdin>", "script"))
         else:
             lines = io.StringIO(read_text(args.file, "script"))
-        run_script(args.game, lines, sys.stdout, options=parse_options(args.option), settle_ms=settle, everything=args.all)
+        run_script(args.game, lines, sys.stdout, options=parse_options(args.option), settle_ms=settle, everything=args.all,
+                   journal=journal)
     except InputFileError as exc:
         print(f"facedown script: {exc}", file=sys.stderr)
         return 2
     except ScriptError as exc:
         print(f"facedown script: {args.file}: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if journal is not None:
+            journal.close()
     return 0
 
 
 def _default_settle(game: str) -> int:
-    try:
-        from controller.sensing.profile import default_profile
-    except ImportError:
+    """The settle time of the game's shipped hardware profile; 30 ms for a game that has none (a game needs no
+    profile to be played). A profile that exists but cannot be read is an error, not a silent default."""
+    from controller.rules import load_game
+    from controller.sensing.profile import default_profile, profiles_dir
+
+    gid = load_game(game).id
+    if not (profiles_dir() / f"{gid}.yaml").exists():
         return 30
-    try:
-        return int(default_profile(game).settle_ms)
-    except Exception:
-        return 30
+    return int(default_profile(gid).settle_ms)

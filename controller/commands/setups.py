@@ -9,19 +9,18 @@ import json
 import os
 import random
 import sys
-from pathlib import Path
 from typing import Any
 
-#: Where the Ataraxos data folder is looked for when --corpus is not given: $FACEDOWN_ATARAXOS, else the shared
-#: corpus beside the repository checkout.
+#: An Ataraxos data folder to use instead of the one in the package when --corpus is not given.
 CORPUS_ENV = "FACEDOWN_ATARAXOS"
 
 
-def default_corpus() -> Path:
-    env = os.environ.get(CORPUS_ENV)
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "ataraxos-stratego"
+def human_setups(corpus: str | None) -> Any:
+    """The Ataraxos collection: the folder ``corpus`` or $FACEDOWN_ATARAXOS if set, else the package's own copy."""
+    from controller.records.corpus import folder, packaged
+
+    chosen = corpus or os.environ.get(CORPUS_ENV)
+    return folder(chosen) if chosen else packaged("ataraxos-stratego")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -56,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     check.set_defaults(func=run_validate)
 
     corpus = argparse.ArgumentParser(add_help=False)
-    corpus.add_argument("--corpus", metavar="DIR", help=f"Ataraxos data folder (default: ${CORPUS_ENV}, else ../shared/corpus/ataraxos-stratego)")
+    corpus.add_argument("--corpus", metavar="DIR", help=f"Ataraxos data folder (default: ${CORPUS_ENV}, else the copy in the package)")
     corpus.add_argument("--side", default="blue", help="the seat the setups are for (default: blue, the opponent's)")
     corpus.add_argument("--seed", type=int, help="random seed, to repeat a choice")
 
@@ -166,11 +165,12 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def _human(args: argparse.Namespace, kind: str, count: int) -> list[tuple[int, dict[str, str]]]:
-    from controller.records.ataraxos import as_blue, sample_setups, setups_path
+    from controller.records.ataraxos import as_blue, parse_setup_lines, sample_lines, setups_member
 
-    corpus = Path(args.corpus) if args.corpus else default_corpus()
-    rng = random.Random(args.seed)
-    chosen = sample_setups(setups_path(corpus, kind), count, rng)
+    collection = human_setups(args.corpus)
+    member = setups_member(kind)
+    lines = parse_setup_lines(collection.read_text(member, "ascii"))
+    chosen = sample_lines(lines, count, random.Random(args.seed), collection.where(member))
     if args.side == "blue":
         chosen = [(n, as_blue(p)) for n, p in chosen]
     elif args.side != "red":

@@ -56,43 +56,50 @@ def as_blue(red: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def setups_path(corpus: Path, kind: str) -> Path:
-    """The setups file of ``kind`` (classic or barrage) under the Ataraxos corpus folder."""
+def setups_member(kind: str) -> str:
+    """The setups file of ``kind`` (classic or barrage) inside the Ataraxos collection."""
     if kind not in SETUP_FILES:
         raise RecordError(f"no human setups of kind {kind!r}; kinds are {', '.join(SETUP_FILES)}")
-    return corpus / "human_setups" / SETUP_FILES[kind][0]
+    return f"human_setups/{SETUP_FILES[kind][0]}"
+
+
+def setups_path(corpus: Path, kind: str) -> Path:
+    """The setups file of ``kind`` under an Ataraxos corpus folder."""
+    return corpus / setups_member(kind)
 
 
 def read_setups(path: str | Path) -> Iterator[tuple[int, dict[str, str]]]:
     """(line number, Red deployment) for every setup line of a ``*.dat`` file; comment lines (``#``) are skipped."""
-    path = Path(path)
-    try:
-        handle = path.open(encoding="ascii")
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read it ({exc.strerror})") from None
-    with handle:
-        try:
-            for n, line in enumerate(handle, 1):
-                if line.strip() and not line.startswith("#"):
-                    yield n, human_setup(line, f"{path}: line {n}")
-        except UnicodeDecodeError as exc:
-            raise RecordError(f"{path}: not a setups file (byte {exc.start} is not ASCII)") from None
+    for n, line in setup_lines(path):
+        yield n, human_setup(line, f"{path}: line {n}")
 
 
-def setup_lines(path: str | Path) -> list[tuple[int, str]]:
-    """(line number, raw 40-letter line) for every setup of a file, unparsed (fast sampling)."""
-    try:
-        text = Path(path).read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{path}: cannot read it as a setups file ({exc})") from None
+def parse_setup_lines(text: str) -> list[tuple[int, str]]:
+    """(line number, raw 40-letter line) for every setup line of a ``*.dat`` text, unparsed (fast sampling)."""
     return [(n, ln.strip()) for n, ln in enumerate(text.splitlines(), 1) if ln.strip() and not ln.startswith("#")]
 
 
+def setup_lines(path: str | Path) -> list[tuple[int, str]]:
+    """``parse_setup_lines`` of a file."""
+    try:
+        text = Path(path).read_text(encoding="ascii")
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read it ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{path}: not a setups file (byte {exc.start} is not ASCII)") from None
+    return parse_setup_lines(text)
+
+
+def sample_lines(lines: list[tuple[int, str]], count: int, rng: random.Random, where: str) -> list[tuple[int, dict[str, str]]]:
+    """``count`` setups drawn at random (without repeats) from numbered lines, each with its line number."""
+    good = [(n, text) for n, text in lines if len(text) == 40]  # the Barrage file ends with a stray "]"
+    chosen = rng.sample(good, min(count, len(good)))
+    return [(n, human_setup(text, f"{where}: line {n}")) for n, text in sorted(chosen)]
+
+
 def sample_setups(path: str | Path, count: int, rng: random.Random) -> list[tuple[int, dict[str, str]]]:
-    """``count`` setups drawn at random (without repeats) from a file, each with its line number."""
-    lines = [(n, text) for n, text in setup_lines(path) if len(text) == 40]  # the Barrage file ends with a stray "]"
-    chosen = rng.sample(lines, min(count, len(lines)))
-    return [(n, human_setup(text, f"{path}: line {n}")) for n, text in sorted(chosen)]
+    """``sample_lines`` of a file."""
+    return sample_lines(setup_lines(path), count, rng, str(path))
 
 
 # ---------------------------------------------------------------------- games
@@ -121,11 +128,16 @@ def decode_move(number: int, blue: bool) -> tuple[int, int]:
 
 def read_game(path: str | Path) -> ChaseGame:
     """Read one game file; RecordError names the line of a bad board character or move."""
-    path = Path(path)
     try:
-        lines = path.read_text(encoding="ascii").splitlines()
+        text = Path(path).read_text(encoding="ascii")
     except (OSError, UnicodeDecodeError) as exc:
         raise RecordError(f"{path}: cannot read it as a game file ({exc})") from None
+    return parse_game(text, str(path))
+
+
+def parse_game(text: str, path: str = "<game>") -> ChaseGame:
+    """Parse the text of one game file; ``path`` names it in error messages."""
+    lines = text.splitlines()
     if not lines or len(lines[0].strip()) != 100:
         raise RecordError(f"{path}: line 1: expected the 100-character board")
     deployments: dict[str, dict[str, str]] = {"red": {}, "blue": {}}
@@ -149,4 +161,4 @@ def read_game(path: str | Path) -> ChaseGame:
         except ValueError as exc:
             raise RecordError(f"{path}: line {n}: not a move number ({exc})") from None
         moves.append((station(frm), station(to)))
-    return ChaseGame(str(path), deployments, moves)
+    return ChaseGame(path, deployments, moves)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape, quoteattr
 
-from controller.rules import GameState, RulesError, new_game
+from controller.rules import GameState, RulesError, load_game, new_game
 
 from . import RecordError
 
@@ -277,8 +277,11 @@ def journal_events(game: GravonGame, options: Mapping[str, Any] | None = None) -
 def import_game(journal: Journal, game: GravonGame, options: Mapping[str, Any] | None = None) -> int:
     """Write the record to the journal as a finished game once it replays (nothing is written if it does not).
     Returns the journal's game id. The moves go in as one transaction, so a long game imports in one fsync."""
+    from controller.referee.gamefile import keep
+
     start, events = journal_events(game, options)
     gid = journal.new_game(start["game"], start["options"], board=start["board"], seats=start["seats"])
+    keep(journal, gid, load_game(start["game"]))
     journal.append_many(gid, events)
     return gid
 

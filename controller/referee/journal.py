@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -79,6 +80,30 @@ CREATE TRIGGER IF NOT EXISTS games_no_update BEFORE UPDATE ON games
 CREATE TRIGGER IF NOT EXISTS games_no_delete BEFORE DELETE ON games
     BEGIN SELECT RAISE(ABORT, 'FaceDown journal games are append-only'); END;
 """
+
+
+#: The game file each game was started from (``Journal.keep_game_file``), made on first use; append-only too.
+_GAME_FILES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS game_files (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    file    TEXT NOT NULL,
+    sha256  TEXT NOT NULL,
+    text    TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS game_files_no_update BEFORE UPDATE ON game_files
+    BEGIN SELECT RAISE(ABORT, 'FaceDown journal game files are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS game_files_no_delete BEFORE DELETE ON game_files
+    BEGIN SELECT RAISE(ABORT, 'FaceDown journal game files are append-only'); END;
+"""
+
+
+@dataclass(frozen=True)
+class GameFile:
+    """The game file a journaled game was started from: where it was read, its SHA-256 and its text."""
+
+    file: str
+    sha256: str
+    text: str
 
 
 class JournalError(Exception):
@@ -564,6 +589,34 @@ class Journal:
 
     def _reading(self) -> _Reading:
         return _Reading(self)
+
+    # ------------------------------------------------------------------ game files
+    def keep_game_file(self, game_id: int, file: str, text: str) -> None:
+        """Keep the text of the game file a game was started from (once per game), so the game can be shown,
+        replayed and resumed after that file moved or changed. The ``game_files`` table is made on first use, so
+        older journals take it without a schema change, and older FaceDown versions ignore it."""
+        if not text:
+            raise EventError(f"game {game_id}: no game file text to keep")
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        with self._lock, self._transaction():
+            self._require_game(game_id)
+            for statement in _split_sql(_GAME_FILES_SCHEMA):
+                self._db.execute(statement)
+            self._db.execute("INSERT INTO game_files (game_id, file, sha256, text) VALUES (?, ?, ?, ?)", (game_id, file, digest, text))
+
+    def game_file(self, game_id: int) -> GameFile | None:
+        """The game file text kept for a game, or None (a game journaled before FaceDown kept them)."""
+        with self._lock, self._reading():
+            self._require_game(game_id)
+            if self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'game_files'").fetchone() is None:
+                return None
+            row = self._db.execute("SELECT file, sha256, text FROM game_files WHERE game_id = ?", (game_id,)).fetchone()
+        if row is None:
+            return None
+        file, digest, text = row
+        if hashlib.sha256(text.encode("utf-8")).hexdigest() != digest:
+            raise JournalError(f"{self.path}: the game file kept for game {game_id} is corrupt (its checksum does not match)")
+        return GameFile(file, digest, text)
 
     # ------------------------------------------------------------------ closing
     def close(self) -> None:

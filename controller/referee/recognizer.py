@@ -101,7 +101,6 @@ class Recognizer:
         self._touched: set[str] = set()  # stations empty in the last snapshot
         self._swapped: set[str] = set()  # enemy stations re-occupied while a piece of the side to move was in hand
         self._fixup: _Fixup | None = None
-        self._last_report: object = None
 
     # ------------------------------------------------------------------ session -> recognizer
     def expect(self, target: ExpectedBoard, side: str, *, involved: frozenset[str] | None = None, must_lift: frozenset[str] = frozenset()) -> None:
@@ -116,7 +115,6 @@ class Recognizer:
         self.side = side
         self._touched.clear()
         self._swapped.clear()
-        self._last_report = None
 
     @property
     def fixing(self) -> bool:
@@ -153,10 +151,6 @@ class Recognizer:
         out.sort(key=lambda d: d.station)
         return out
 
-    def _report(self, action: Action) -> Action:
-        self._last_report = action
-        return action
-
     def _feed_fixup(self, snap: Snapshot, fx: _Fixup) -> Action:
         for s in fx.must_lift:
             if s not in snap.occupied:
@@ -167,11 +161,11 @@ class Recognizer:
             self._fixup = None
             self._touched.clear()
             self._swapped.clear()
-            return self._report(FixupDone())
+            return FixupDone()
         stray = [] if fx.involved is None else [d for d in diff if d.station not in fx.involved]
         if stray:
-            return self._report(Mismatch(tuple(diff)))
-        return self._report(Waiting(tuple(d.station for d in diff), tuple(diff)))
+            return Mismatch(tuple(diff))
+        return Waiting(tuple(d.station for d in diff), tuple(diff))
 
     def _other(self, owner: str) -> bool:
         """A piece of another side, enemy or ally: lifting one and putting your own piece in its place is an
@@ -198,7 +192,7 @@ class Recognizer:
         self._touched = set(lifted)
         if not lifted and not added and not wrong:
             self._swapped.clear()
-            return self._report(Idle())
+            return Idle()
         other_lifted = [s for s in lifted if s not in own_lifted and s not in enemy_lifted]
         if not other_lifted and len(own_lifted) <= 1 and len(enemy_lifted) <= 1:
             if len(own_lifted) == 1 and not enemy_lifted:
@@ -207,7 +201,7 @@ class Recognizer:
                 if len(added) == 1 and not wrong:
                     b = added[0]
                     if mover_tag is None or snap.tag(b) == mover_tag:
-                        return self._report(MoveAction(a, b))
+                        return MoveAction(a, b)
                 if not added:
                     candidates = sorted(self._swapped)
                     if mover_tag is not None:
@@ -215,9 +209,9 @@ class Recognizer:
                         candidates = [b for b in candidates if snap.tag(b) == mover_tag]
                         wrong = [s for s in wrong if s not in candidates]
                     if len(candidates) == 1 and not wrong:
-                        return self._report(AttackAction(a, candidates[0]))
+                        return AttackAction(a, candidates[0])
                     if not candidates and not wrong:
-                        return self._report(Waiting((a,)))
+                        return Waiting((a,))
             elif not added and not wrong:
-                return self._report(Waiting(tuple(lifted)))
-        return self._report(Mismatch(tuple(self._diff(snap, exp))))
+                return Waiting(tuple(lifted))
+        return Mismatch(tuple(self._diff(snap, exp)))

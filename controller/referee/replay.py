@@ -2,7 +2,8 @@
 
 Replay rules, in journal order:
 
-- ``game`` (first, once): a new game with the journaled game id and options.
+- ``game`` (first, once): a new game with the journaled game id and options; the caller may hand over the game as
+  the journal kept its file (``gamefile.journaled``), else the game id is loaded.
 - ``deploy``: one side's deployment; play starts when every side has deployed.
 - ``move``: judged by the engine; it must be the journaled side's turn and a legal move.
 - ``illegal``, ``arbiter`` pause/resume: a record only; they change nothing.
@@ -30,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from controller.rules import GameState, Result, RulesError, Ruling, new_game
+from controller.rules import GameDef, GameState, Result, RulesError, Ruling, new_game
 
 from .journal import Event
 
@@ -94,12 +95,14 @@ def _end(state: GameState, result: Result) -> None:
     state.phase = "over"
 
 
-def _start(ev: Event) -> GameState:
+def _start(ev: Event, gdef: GameDef | None = None) -> GameState:
     game = ev.data.get("game")
     if not isinstance(game, str):
         raise ReplayError(ev.seq, f"the game event names no game ({game!r})")
+    if gdef is not None and gdef.id != game:
+        raise ReplayError(ev.seq, f"the game event names {game!r}, the game file kept with it is {gdef.id!r}")
     try:
-        return new_game(game, ev.data.get("options") or {})
+        return new_game(gdef if gdef is not None else game, ev.data.get("options") or {})
     except RulesError as exc:
         raise ReplayError(ev.seq, f"cannot start {game!r}: {exc}") from None
 
@@ -177,19 +180,19 @@ def _react(state: GameState, ev: Event) -> None:
         raise ReplayError(ev.seq, f"{side}'s reaction does not replay: {exc}") from None
 
 
-def rebuild(events: Iterable[Event]) -> GameState:
-    """The game state the journaled events lead to."""
+def rebuild(events: Iterable[Event], game: GameDef | None = None) -> GameState:
+    """The game state the journaled events lead to (``game``: the game as its kept file says; else by its id)."""
     seq = effective(events)
-    state = _start(seq[0])
+    state = _start(seq[0], game)
     for ev in seq[1:]:
         _step(state, ev)
     return state
 
 
-def rulings(events: Iterable[Event]) -> Iterator[tuple[Ruling, GameState]]:
+def rulings(events: Iterable[Event], game: GameDef | None = None) -> Iterator[tuple[Ruling, GameState]]:
     """Each accepted move's ruling (undone moves left out) with an independent copy of the state after it."""
     seq = effective(events)
-    state = _start(seq[0])
+    state = _start(seq[0], game)
     for ev in seq[1:]:
         ruling = _step(state, ev)
         if ruling is not None:

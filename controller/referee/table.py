@@ -139,11 +139,12 @@ class Table:
 
     def rebuild(self) -> GameState:
         """The game rebuilt from its journal (for undo and resume)."""
+        from .gamefile import journaled
         from .replay import rebuild
 
         if self.journal is None or self.game_id is None:
             raise RuntimeError("this table keeps no journal, so it cannot rebuild its game")
-        return rebuild(self.journal.events(self.game_id))
+        return rebuild(self.journal.events(self.game_id), journaled(self.journal, self.game_id))
 
 
 def check_not_emptied(journal_path: Path) -> None:
@@ -181,6 +182,7 @@ def open_table(
 
     The journal is locked for this process first (JournalBusy if another referee holds it: nothing is touched),
     and a journal emptied since its games were played is refused (JournalError)."""
+    from .gamefile import journaled, keep
     from .journal import Journal, JournalLock, default_path
     from .replay import rebuild
 
@@ -199,7 +201,7 @@ def open_table(
         if unfinished is not None:
             events = journal.events(unfinished)
             if events and events[0].data.get("game") == load_game(game).id:
-                state = rebuild(events)
+                state = rebuild(events, journaled(journal, unfinished))
                 game_id = unfinished
                 if state.phase == "over" and state.result is not None:
                     # the process died between the game-ending move and its result: record it, start afresh
@@ -212,6 +214,7 @@ def open_table(
         # journal the full option set, so a later change of a game file's defaults cannot change the replay
         game_id = journal.new_game(state.game.id, dict(state.options), board=board_kind,
                                    profile=str(getattr(profile, "file", "") or "") or None, seats=dict(seats or {}))
+        keep(journal, game_id, state.game)
     session = Session(state, journal=journal, game_id=game_id, use_tags=use_tags, tag_pieces=tag_pieces)
     roles = (*state.game.sides, *ROLES_EXTRA)
     tokens = derive_tokens(table_key(path), int(game_id or 0), roles)

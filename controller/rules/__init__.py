@@ -1,4 +1,5 @@
-"""The FaceDown rules engine: game files in, judged moves and redacted views out; pure, no I/O but reading game files.
+"""The FaceDown rules engine: game files in, judged moves and redacted views out; pure, no I/O but reading game files
+(found by ``catalog``: the package's, ``$FACEDOWN_GAMES_DIR``'s and ``$XDG_CONFIG_HOME/facedown/games``).
 
 >>> from controller.rules import new_game
 >>> game = new_game("stratego")
@@ -12,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from . import hooks as _hooks  # noqa: F401  (the hook registry first: game hook modules import Hook from it)
+from . import catalog
 from .errors import (
     GameFileError,
     GameOverError,
@@ -28,7 +29,8 @@ from .model import GameDef
 from .state import GameState, Move, Result, Ruling
 from .views import ARBITER, SPECTATOR, redact_ruling, view
 
-GAMES_DIR = Path(__file__).with_name("games")
+#: The package's own game files (more folders: ``catalog.folders()``).
+GAMES_DIR = catalog.PACKAGE_GAMES
 
 __all__ = [
     "ARBITER", "SPECTATOR", "GameDef", "GameFileError", "GameOverError", "GameState", "IllegalMoveError", "Move",
@@ -38,20 +40,34 @@ __all__ = [
 
 
 def game_ids() -> list[str]:
-    """The ids of every installed game, sorted."""
-    return sorted(p.stem for p in GAMES_DIR.glob("*.yaml"))
+    """The ids of every game this referee knows (the package's and the games folders'), sorted."""
+    return sorted(src.id for src in catalog.sources())
 
 
-@lru_cache(maxsize=32)
 def load_game(game: str) -> GameDef:
-    """The installed game with this id, or the game file at this path."""
+    """The known game with this id (``catalog.find``), or the game file at this path. A file is read again when it
+    changed on disk; a game file's ``id`` must be its file name."""
     path = Path(game)
     if path.suffix in (".yaml", ".yml") and path.exists():
-        return load_game_file(path)
-    candidate = GAMES_DIR / f"{game}.yaml"
-    if not candidate.exists():
-        raise UnknownGameError(f"no game {game!r}; installed games: {', '.join(game_ids())}")
-    return load_game_file(candidate)
+        return _load(str(path.resolve()), *_stamp(path), None)
+    src = catalog.find(game)
+    if src is None:
+        where = ", ".join(f"{folder} ({origin})" for origin, folder in catalog.folders())
+        raise UnknownGameError(f"no game {game!r}; known games: {', '.join(game_ids())} (looked in {where})")
+    return _load(str(src.path), *_stamp(src.path), src.id)
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_mtime_ns, st.st_size
+
+
+@lru_cache(maxsize=64)
+def _load(path: str, _mtime_ns: int, _size: int, expected_id: str | None) -> GameDef:
+    game = load_game_file(path)
+    if expected_id is not None and game.id != expected_id:
+        raise GameFileError(path, "id", f"the file's name, {expected_id!r} (got {game.id!r}): a game file is named after its id")
+    return game
 
 
 def new_game(game: str | GameDef, options: dict[str, Any] | None = None) -> GameState:

@@ -10,11 +10,12 @@ import math
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from .base import ALL, Pending, Piece, Reveal
 from .clash import decide
 from .model import ClashRule, GameDef, MoveSpec
 
 if TYPE_CHECKING:
-    from .state import GameState, Piece, _Pending
+    from .state import GameState
 
 
 @lru_cache(maxsize=256)
@@ -51,11 +52,9 @@ def clash_outcome(state: GameState, to: str, mover: Piece, defender: Piece, spec
     return outcome
 
 
-def after_clash(state: GameState, frm: str, to: str, mover: Piece, defender: Piece, spec: MoveSpec, outcome: str, pend: _Pending) -> None:
+def after_clash(state: GameState, frm: str, to: str, mover: Piece, defender: Piece, spec: MoveSpec, outcome: str, pend: Pending) -> None:
     """Effects after the board has been changed by ``outcome``: strike-and-return, the deciding rule's push and
     one-seat reveal."""
-    from .state import ALL, Reveal
-
     board = state.board
     if spec.returns and board.get(to) is mover and frm not in board:
         del board[to]
@@ -81,7 +80,7 @@ def after_clash(state: GameState, frm: str, to: str, mover: Piece, defender: Pie
 
 def intercepted(state: GameState, frm: str, to: str, mover: Piece, spec: MoveSpec) -> bool:
     """Did a hook (a reaction: guns under an aircraft's flight) stop the mover before it reached ``to``?"""
-    return any(getattr(h, "intercepts", None) is not None and h.intercepts(state, frm, to, mover, spec) for h in state.hooks)
+    return any(h.intercepts(state, frm, to, mover, spec) for h in state.hooks)
 
 
 def station_of(state: GameState, piece: Piece) -> str | None:
@@ -100,13 +99,11 @@ def step_choices(state: GameState, piece: Piece, around: str) -> list[str]:
     return [n for n in _neighbours(state, piece.type)[around] if n not in state.board and ok[n]]
 
 
-def push(state: GameState, piece: Piece, at: str, *, away_from: str | None, pend: _Pending, near: str | None = None,
+def push(state: GameState, piece: Piece, at: str, *, away_from: str | None, pend: Pending, near: str | None = None,
          choice: str | None = None) -> str | None:
     """Move ``piece`` from ``at`` one step away: to ``choice`` if given and allowed, else the empty station next to
     ``near`` (default ``at``) farthest from ``away_from`` (or nearest to ``at`` when ``away_from`` is None), first
     in board order on a tie. Returns where it went, or None when every station around is taken (it stays)."""
-    from .state import ALL
-
     around = near or at
     options = [s for s in step_choices(state, piece, around) if s != at]
     if not options:

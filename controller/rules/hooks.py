@@ -1,17 +1,33 @@
-"""Named rule hooks: the few rules a game file cannot say as data, each a small class a game file names."""
+"""Named rule hooks: the few rules a game file cannot say as data, each a small class a game file names.
+
+Every hook, built in or not, is registered through the ``facedown.hooks`` entry-point group: a name (what a game
+file's ``hooks:`` list says) pointing at a ``Hook`` instance or subclass. FaceDown's own are declared in its
+pyproject.toml; a hook from another installed distribution registers the same way, so adding one edits no FaceDown
+file (docs/game-format.md, "Writing a hook"). ``HOOKS`` maps names to hooks and loads each one the first time a
+game asks for it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .base import ALL, Pending, Piece, Reveal
+from .errors import RulesError
 
 if TYPE_CHECKING:
-    from .model import GameDef
-    from .state import GameState, Piece, Ruling, _Pending
+    from .model import GameDef, MoveSpec
+    from .state import GameState, Ruling
+
+#: The entry-point group hooks register in.
+GROUP = "facedown.hooks"
 
 
 class Hook:
-    """A rule that watches the game: it may forbid a move and may act after each ruling."""
+    """A rule that watches the game: it may forbid a move, may stop a moving piece on its way, and may act after
+    each ruling. Subclasses override what they need; every method here does nothing."""
 
     name = ""
     doc = ""
@@ -23,7 +39,12 @@ class Hook:
         """A sentence if the move from ``frm`` to ``to`` is forbidden by this rule, else None."""
         return None
 
-    def after(self, state: GameState, ruling: Ruling, pending: _Pending) -> None:
+    def intercepts(self, state: GameState, frm: str, to: str, mover: Piece, spec: MoveSpec) -> bool:
+        """True if this rule stops ``mover`` on its way from ``frm`` to ``to`` before the clash there (an aircraft
+        shot down by the guns it flies over strikes nothing). Asked before every clash."""
+        return False
+
+    def after(self, state: GameState, ruling: Ruling, pending: Pending) -> None:
         """Called after each move is judged, before the turn passes; may reveal pieces, add notices, or put sides
         out of the game (``pending.out``)."""
 
@@ -31,6 +52,24 @@ class Hook:
         """Extra fields for ``piece``'s entry in every view. Only facts anyone at the table can see (a flag riding
         on the piece), since the spectator gets them too."""
         return {}
+
+
+class Run(NamedTuple):
+    """One side's run of back-and-forth moves (two-squares rule)."""
+
+    uid: int  # the piece
+    squares: frozenset[str]  # the run's range: the first move's two ends, or every square it crossed (ISF form)
+    length: int  # moves in the run so far
+    ends: tuple[str, str]  # the first move's from and to, for the message
+
+
+class Chase(NamedTuple):
+    """One side's continuous chase (more-squares rule). Immutable, so copies of a state may share it."""
+
+    threatened: frozenset[int]  # the enemy pieces its last move threatened
+    evaded: bool  # did the opponent's reply evade
+    last: tuple[int, str, str]  # its last move: (piece, from, to)
+    positions: frozenset[frozenset[tuple[str, str, str]]]  # the positions the chase has had
 
 
 class TwoSquares(Hook):
@@ -47,7 +86,7 @@ class TwoSquares(Hook):
     name = "two_squares"
 
     def start(self, state: GameState) -> None:
-        state.hook_data[self.name] = {}  # side -> (uid, squares of the run's range, run length, first move's ends)
+        state.hook_data[self.name] = {}  # side -> its Run, or None
 
     @staticmethod
     def span(state: GameState, frm: str, to: str) -> frozenset[str]:
@@ -66,24 +105,24 @@ class TwoSquares(Hook):
         piece = state.board.get(frm)
         if piece is None:
             return None
-        last = state.hook_data[self.name].get(piece.owner)
-        if last and last[0] == piece.uid and last[2] >= limit and frm in last[1] and to in last[1]:
-            a, b = last[3]
-            where = f"between {a} and {b}" if len(last[1]) == 2 else f"within {a}-{b}"
-            return f"two-squares rule: this piece has already moved {last[2]} times in a row {where}"
+        run: Run | None = state.hook_data[self.name].get(piece.owner)
+        if run and run.uid == piece.uid and run.length >= limit and frm in run.squares and to in run.squares:
+            a, b = run.ends
+            where = f"between {a} and {b}" if len(run.squares) == 2 else f"within {a}-{b}"
+            return f"two-squares rule: this piece has already moved {run.length} times in a row {where}"
         return None
 
-    def after(self, state: GameState, ruling: Ruling, pending: _Pending) -> None:
+    def after(self, state: GameState, ruling: Ruling, pending: Pending) -> None:
         runs = state.hook_data[self.name]
         landed = state.board.get(ruling.to)
         if landed is None or landed.uid != ruling.mover_uid:
             runs[ruling.side] = None  # the piece did not go from one square to the other: no shuttle step
             return
-        last = runs.get(ruling.side)
-        if last and last[0] == ruling.mover_uid and ruling.frm in last[1] and ruling.to in last[1]:
-            runs[ruling.side] = (ruling.mover_uid, last[1], last[2] + 1, last[3])
+        run: Run | None = runs.get(ruling.side)
+        if run and run.uid == ruling.mover_uid and ruling.frm in run.squares and ruling.to in run.squares:
+            runs[ruling.side] = run._replace(length=run.length + 1)
         else:
-            runs[ruling.side] = (ruling.mover_uid, self.span(state, ruling.frm, ruling.to), 1, (ruling.frm, ruling.to))
+            runs[ruling.side] = Run(ruling.mover_uid, self.span(state, ruling.frm, ruling.to), 1, (ruling.frm, ruling.to))
 
 
 class MoreSquares(Hook):
@@ -104,9 +143,7 @@ class MoreSquares(Hook):
     name = "more_squares"
 
     def start(self, state: GameState) -> None:
-        # SIDE -> None, or that side's chase: (uids its last move threatened, did the reply evade, its last move as
-        # (uid, frm, to), positions of the chase). Values are immutable, so copies of the state may share them.
-        state.hook_data[self.name] = {}
+        state.hook_data[self.name] = {}  # side -> its Chase, or None
 
     @staticmethod
     def adjacent(state: GameState) -> dict[str, tuple[str, ...]]:
@@ -124,19 +161,19 @@ class MoreSquares(Hook):
         piece = state.board.get(frm)
         if piece is None or to in state.board:
             return None
-        chase = state.hook_data[self.name].get(piece.owner)
-        if chase is None or not chase[1]:
+        chase: Chase | None = state.hook_data[self.name].get(piece.owner)
+        if chase is None or not chase.evaded:
             return None
         board = state.board
         if not any(n != frm and n in board and state.enemies(piece.owner, board[n].owner) for n in self.adjacent(state)[to]):
             return None
-        if chase[2][0] == piece.uid and chase[2][1:] == (to, frm):
+        if chase.last == (piece.uid, to, frm):
             return None
-        if self.position(board, frm, to) in chase[3]:
+        if self.position(board, frm, to) in chase.positions:
             return f"more-squares rule: {frm}-{to} goes on chasing into a position this chase has already had"
         return None
 
-    def after(self, state: GameState, ruling: Ruling, pending: _Pending) -> None:
+    def after(self, state: GameState, ruling: Ruling, pending: Pending) -> None:
         if not state.options.get("more_squares", False):
             return
         chases = state.hook_data[self.name]
@@ -147,21 +184,21 @@ class MoreSquares(Hook):
         for chaser, chase in list(chases.items()):
             if chaser == side or chase is None:
                 continue
-            evaded = not chase[1] and not pending.removed and ruling.mover_uid in chase[0] and at != ruling.frm
-            chases[chaser] = (chase[0], True, chase[2], chase[3] | {here}) if evaded else None
+            evaded = not chase.evaded and not pending.removed and ruling.mover_uid in chase.threatened and at != ruling.frm
+            chases[chaser] = chase._replace(evaded=True, positions=chase.positions | {here}) if evaded else None
         threatened = frozenset(
             p.uid for n in (self.adjacent(state)[at] if at is not None else ()) if (p := board.get(n)) is not None and state.enemies(side, p.owner)
         )
-        mine = chases.get(side)
+        mine: Chase | None = chases.get(side)
         last = (ruling.mover_uid, ruling.frm, ruling.to)
         if not threatened:
             chases[side] = None
-        elif mine is not None and mine[1] and not pending.removed:
-            chases[side] = (threatened, False, last, mine[3] | {here})
+        elif mine is not None and mine.evaded and not pending.removed:
+            chases[side] = Chase(threatened, False, last, mine.positions | {here})
         elif ruling.kind == "move":
-            chases[side] = (threatened, False, last, frozenset({self.position(board, ruling.to, ruling.frm), here}))
+            chases[side] = Chase(threatened, False, last, frozenset({self.position(board, ruling.to, ruling.frm), here}))
         else:
-            chases[side] = (threatened, False, last, frozenset({here}))
+            chases[side] = Chase(threatened, False, last, frozenset({here}))
 
 
 @lru_cache(maxsize=64)
@@ -176,9 +213,7 @@ class RevealFlagOnCommanderLoss(Hook):
     commander = "commander"
     flag = "flag"
 
-    def after(self, state: GameState, ruling: Ruling, pending: _Pending) -> None:
-        from .state import ALL, Reveal
-
+    def after(self, state: GameState, ruling: Ruling, pending: Pending) -> None:
         for removal in ruling.removed:
             if removal.type != self.commander:
                 continue
@@ -189,14 +224,62 @@ class RevealFlagOnCommanderLoss(Hook):
                     pending.notices.append((ALL, f"{removal.owner}'s commander is lost: its flag stands on {station}"))
 
 
-# Game hook modules subclass Hook (defined above), so they are imported here, after it; import them through this module.
-from .hooks_dover import CarryFlag  # noqa: E402
-from .hooks_navy import AntiSubDetects, RevealFlagOnFlagshipLoss, WolfPack  # noqa: E402
+class Registry(Mapping[str, Hook]):
+    """Hook name -> hook, from the ``facedown.hooks`` entry points of every installed distribution. Names are read
+    once; a hook's module is imported the first time its name is looked up, so a broken plugin only stops the games
+    that name it, with a message that says which plugin it is."""
 
-HOOKS: dict[str, Hook] = {h.name: h for h in (
-    TwoSquares(), MoreSquares(), RevealFlagOnCommanderLoss(), CarryFlag(), WolfPack(), AntiSubDetects(), RevealFlagOnFlagshipLoss(),
-)}
+    def __init__(self, group: str = GROUP) -> None:
+        self.group = group
+        self._loaded: dict[str, Hook] = {}
 
-from .hooks_sanjunqi import SANJUNQI_REACTIONS  # noqa: E402
+    @property
+    def entry_points(self) -> dict[str, EntryPoint]:
+        return _entry_points(self.group)
 
-HOOKS[SANJUNQI_REACTIONS.name] = SANJUNQI_REACTIONS
+    def origin(self, name: str) -> str:
+        """Which distribution registered ``name``, and where its hook lives (``facedown: controller.rules...``)."""
+        ep = self.entry_points[name]
+        return f"{ep.dist.name if ep.dist else '?'}: {ep.value}"
+
+    def __getitem__(self, name: str) -> Hook:
+        if name not in self._loaded:
+            ep = self.entry_points[name]  # KeyError for an unknown name, as a mapping should
+            try:
+                obj = ep.load()
+            except Exception as exc:  # a plugin's import error, whatever it is, named with the plugin
+                raise RulesError(f"rule hook {name!r} ({self.origin(name)}) cannot be loaded: {type(exc).__name__}: {exc}") from exc
+            hook = obj() if isinstance(obj, type) and issubclass(obj, Hook) else obj
+            if not isinstance(hook, Hook):
+                raise RulesError(f"rule hook {name!r} ({self.origin(name)}) is not a Hook (a {type(obj).__name__})")
+            if hook.name != name:
+                raise RulesError(f"rule hook {name!r} ({self.origin(name)}) calls itself {hook.name!r}; the two names must match")
+            self._loaded[name] = hook
+        return self._loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self.entry_points))
+
+    def __len__(self) -> int:
+        return len(self.entry_points)
+
+    def refresh(self) -> None:
+        """Read the entry points again (after a distribution was installed in this process)."""
+        _entry_points.cache_clear()
+        self._loaded.clear()
+
+
+@lru_cache(maxsize=8)
+def _entry_points(group: str) -> dict[str, EntryPoint]:
+    found: dict[str, EntryPoint] = {}
+    for ep in entry_points(group=group):
+        other = found.get(ep.name)
+        if other is not None and other.value != ep.value:
+            mine = ep.dist.name if ep.dist else "?"
+            theirs = other.dist.name if other.dist else "?"
+            raise RulesError(f"rule hook {ep.name!r} is registered twice: by {theirs} ({other.value}) and by {mine} ({ep.value})")
+        found[ep.name] = ep
+    return found
+
+
+HOOKS = Registry()

@@ -20,10 +20,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .base import ALL, Pending, Piece, Removal, Reveal
 from .hooks import Hook
 
 if TYPE_CHECKING:
-    from .state import GameState, Piece, Ruling, _Pending
+    from .state import GameState, Ruling
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +76,7 @@ class CarryFlag(Hook):
         return {"carries": [{"owner": f.owner, "piece": f.type} for f in flags]}
 
     # ------------------------------------------------------------------ after each ruling
-    def after(self, state: GameState, ruling: Ruling, pending: _Pending) -> None:
+    def after(self, state: GameState, ruling: Ruling, pending: Pending) -> None:
         mode = state.options.get("flag_win", "home")
         if ruling.kind == "attack":
             if ruling.defender_type == self.flag and ruling.outcome == "attacker" and mode == "first_capture":
@@ -84,7 +85,7 @@ class CarryFlag(Hook):
         if mode != "first_capture":
             self._check_home(state, pending, both=mode == "both_home")
 
-    def _after_clash(self, state: GameState, ruling: Ruling, pending: _Pending) -> None:
+    def _after_clash(self, state: GameState, ruling: Ruling, pending: Pending) -> None:
         carried = self.carried(state)
         taker_uid = {"attacker": ruling.mover_uid, "defender": ruling.defender_uid}.get(ruling.outcome or "")
         if ruling.defender_type == self.flag and ruling.outcome == "attacker":
@@ -101,10 +102,8 @@ class CarryFlag(Hook):
             else:
                 self._drop(state, ruling, pending, flags, removal.station)
 
-    def _hand_over(self, state: GameState, pending: _Pending, carried: dict[int, tuple[CarriedFlag, ...]],
+    def _hand_over(self, state: GameState, pending: Pending, carried: dict[int, tuple[CarriedFlag, ...]],
                    flags: tuple[CarriedFlag, ...], taker_uid: int, taken_from: str | None) -> None:
-        from .state import ALL
-
         carried[taker_uid] = carried.get(taker_uid, ()) + flags
         station = _station_of(state, taker_uid)
         if station is None:  # pragma: no cover - the winner of a clash is always on the board
@@ -115,10 +114,8 @@ class CarryFlag(Hook):
             verb = "takes back" if f.owner == taker.owner else "takes"
             pending.notices.append((ALL, f"{_describe(state, taker, station)} {verb} {_side(f.owner)}'s flag{source}: put the flag on it"))
 
-    def _drop(self, state: GameState, ruling: Ruling, pending: _Pending, flags: tuple[CarriedFlag, ...], sank_at: str) -> None:
+    def _drop(self, state: GameState, ruling: Ruling, pending: Pending, flags: tuple[CarriedFlag, ...], sank_at: str) -> None:
         """Flags whose carrier sank with nobody winning: back to their base, or where the carrier sank."""
-        from .state import ALL, Piece, Removal, Reveal
-
         for f in flags:
             candidates: list[str] = []
             if state.options.get("dropped_flag", "base") == "base":
@@ -139,7 +136,7 @@ class CarryFlag(Hook):
             where = "goes back to its base on" if dest not in (sank_at, ruling.frm, ruling.to) else "is set down on"
             pending.notices.append((ALL, f"{_side(f.owner)}'s flag lost its carrier and {where} {dest}: put the flag there"))
 
-    def _check_home(self, state: GameState, pending: _Pending, *, both: bool) -> None:
+    def _check_home(self, state: GameState, pending: Pending, *, both: bool) -> None:
         """Put out every side whose flag an enemy has brought to that enemy's base."""
         bases = state.game.setup.zones.get(self.base_zone)
         if not bases:

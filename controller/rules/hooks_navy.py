@@ -1,7 +1,7 @@
 """Rule hooks of Navy chess (海軍棋, Taiwan edition navy_tw): the rules its game file cannot say as data.
 
 Each hook is general (its pieces and numbers are class attributes, its switches are house-rule options). They
-subclass ``hooks.Hook`` and are registered in ``hooks.HOOKS``; import them through ``controller.rules.hooks``.
+subclass ``hooks.Hook`` and are registered as ``facedown.hooks`` entry points (pyproject.toml).
 
 - ``wolf_pack``: three missile boats or torpedo boats next to an enemy aircraft carrier reveal together and sink it
   (狼群戰術), checked by the referee after every move.
@@ -14,16 +14,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .base import ALL, Pending, Piece, Removal, Reveal
 from .hooks import Hook, RevealFlagOnCommanderLoss
 
 if TYPE_CHECKING:
-    from .state import GameState, Piece, Ruling, _Pending
+    from .state import GameState, Ruling
 
 
-def _show(state: GameState, station: str, piece: Piece, pending: _Pending) -> None:
+def _show(state: GameState, station: str, piece: Piece, pending: Pending) -> None:
     """Make ``piece`` public, once, with a reveal to everyone in the ruling."""
-    from .state import ALL, Reveal
-
     if not piece.public:
         piece.public = True
         pending.reveals.append(Reveal(station, piece.uid, piece.owner, piece.type, (ALL,)))
@@ -43,9 +42,7 @@ class WolfPack(Hook):
     hunters = ("missile_boat", "torpedo_boat")
     size = 3
 
-    def after(self, state: GameState, ruling: Ruling, pending: _Pending) -> None:
-        from .state import ALL, Removal
-
+    def after(self, state: GameState, ruling: Ruling, pending: Pending) -> None:
         mode = state.options.get("wolf_pack", "mixed")
         if mode == "off":
             return
@@ -97,9 +94,7 @@ class AntiSubDetects(Hook):
         out.update(p for p, opt in self.spotted_if_option if state.options.get(opt, True))
         return out
 
-    def after(self, state: GameState, ruling: Ruling, pending: _Pending) -> None:
-        from .state import ALL
-
+    def after(self, state: GameState, ruling: Ruling, pending: Pending) -> None:
         targets = self._targets(state)
         found: list[tuple[str, Piece]] = []
         if ruling.kind == "attack":
@@ -130,9 +125,7 @@ class RevealFlagOnFlagshipLoss(RevealFlagOnCommanderLoss):
     commander = "flagship"
     flag = "flag"
 
-    def after(self, state: GameState, ruling: Ruling, pending: _Pending) -> None:
-        from .state import ALL
-
+    def after(self, state: GameState, ruling: Ruling, pending: Pending) -> None:
         shown = len(pending.reveals)
         super().after(state, ruling, pending)
         if len(pending.reveals) == shown:

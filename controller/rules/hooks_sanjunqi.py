@@ -1,5 +1,5 @@
 """Rule hooks of land-sea-air chess (陸海空三軍棋, game ``sanjunqi``): its reactions, as data for the general kinds
-in ``reactions.py``. Import through ``controller.rules.hooks``.
+in ``reactions.py``. Registered as the ``facedown.hooks`` entry point ``sanjunqi_reactions``.
 
 - AA guns and gunboats shoot down enemy aircraft flying over them (seed s10, s18);
 - the fort strikes an enemy ship that stops next to it over a shore line, or a land piece next to it over a road or

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,9 @@ import yaml
 from controller.docreader import DocReader, DocumentProblem, load_yaml
 from controller.docreader import join as _join
 
+from .clash import resolve
 from .errors import GameFileError
+from .hooks import HOOKS
 from .model import (
     ALWAYS,
     NO_MOVES,
@@ -99,7 +102,7 @@ def parse_game(text: str, file: str = "<game>") -> GameDef:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(document)"
         raise GameFileError(file, where, f"valid YAML ({getattr(exc, 'problem', None) or exc})") from None
-    return _build(r, doc)
+    return replace(_build(r, doc), text=text)
 
 
 def _build(r: _Reader, doc: Any) -> GameDef:
@@ -523,11 +526,13 @@ def _win(r: _Reader, raw: Any, piece_ids: set[str]) -> WinRules:
 
 
 def _hooks(r: _Reader, raw: Any) -> tuple[str, ...]:
-    from .hooks import HOOKS
-
     names = r.seq(raw, "hooks")
+    known = set(HOOKS)
     for j, name in enumerate(names):
-        r.one_of(name, f"hooks[{j}]", set(HOOKS), "a rule hook")
+        if not known:  # not even FaceDown's own: its entry points are read from the installed distribution
+            raise r.fail(f"hooks[{j}]", f"a rule hook, but none is registered ({name!r}): FaceDown runs from a checkout that "
+                         "is not installed; install it (`./dev setup`, or `pip install -e .`)")
+        r.one_of(name, f"hooks[{j}]", known, "a rule hook")
     return tuple(names)
 
 
@@ -544,8 +549,6 @@ def _decisions(r: _Reader, raw: Any, options: Mapping[str, OptionDef]) -> tuple[
 
 def _check_clash_complete(r: _Reader, game: GameDef) -> None:
     """Every attacker that can attack has an outcome against every piece, under the default options."""
-    from .clash import resolve
-
     opts = game.resolve_options()
     for a in game.pieces:
         if not a.can_attack:
@@ -556,9 +559,44 @@ def _check_clash_complete(r: _Reader, game: GameDef) -> None:
 
 
 def _check_army_fits(r: _Reader, game: GameDef) -> None:
-    army = sum(max([p.count, *(n for _, n in p.counts)]) for p in game.pieces)  # the largest army any option gives
+    """Refuse a setup no player could lay out, with the counts: sides' deployment zones that overlap; an army (the
+    largest any option gives) bigger than the usable stations of its zone (impassable stations and kinds that must
+    start empty, like camps, do not count); a piece kind with more pieces than stations it may stand on (kinds
+    closed to it left out); pieces a constraint keeps to a zone or to station kinds with too few such stations."""
+    most = {p.id: max([p.count, *(n for _, n in p.counts)]) for p in game.pieces}  # the largest count any option gives
+    army = sum(most.values())
+    rules = game.setup
+    where = f"setup.zones.{rules.deploy_zone}"
+    zones = rules.zones[rules.deploy_zone]
+    for i, a in enumerate(game.sides):
+        for b in game.sides[i + 1:]:
+            both = sorted(zones[a] & zones[b])
+            if both:
+                raise r.fail(where, f"expected each side's zone apart from the others', but {a}'s and {b}'s share {len(both)} stations: {', '.join(both[:8])}")
+    empty = frozenset().union(*(c.empty_kinds for c in rules.constraints if c.empty_kinds and c.when == ALWAYS))
+    kind_of = {s.id: game.station_kinds[s.kind] for s in game.stations}
     for side in game.sides:
-        zone = game.setup.zones[game.setup.deploy_zone][side]
-        usable = [s for s in zone if game.station_kinds[game.station_by_id[s].kind].passable]
+        zone = zones[side]
+        blocked = sorted(s for s in zone if not kind_of[s].passable)
+        kept_empty = sorted(s for s in zone if kind_of[s].passable and kind_of[s].id in empty)
+        usable = [s for s in zone if kind_of[s].passable and kind_of[s].id not in empty]
         if len(usable) < army:
-            raise r.fail(f"setup.zones.{game.setup.deploy_zone}.{side}", f"expected room for the army of {army} pieces, the zone has {len(usable)} usable stations")
+            parts = [f"{len(zone)} stations"]
+            if kept_empty:
+                parts.append(f"{len(kept_empty)} of them must start empty ({', '.join(kept_empty)})")
+            if blocked:
+                parts.append(f"{len(blocked)} impassable")
+            raise r.fail(f"{where}.{side}", f"expected room for the army of {army} pieces; the zone has {', '.join(parts)}: {len(usable)} usable")
+        for pid, n in most.items():
+            room = [s for s in usable if pid not in kind_of[s].closed_to]
+            if n > len(room):
+                raise r.fail(f"{where}.{side}", f"expected room for {n} {pid}; only {len(room)} usable stations of the zone are open to it")
+        for i, c in enumerate(rules.constraints):
+            if c.pieces is None or c.when != ALWAYS or (c.only_zone is None and c.only_kinds is None):
+                continue
+            room = [s for s in usable
+                    if (c.only_zone is None or s in rules.zones[c.only_zone][side])
+                    and (c.only_kinds is None or kind_of[s].id in c.only_kinds)]
+            n = sum(most[pid] for pid in c.pieces)
+            if n > len(room):
+                raise r.fail(f"setup.constraints[{i}]", f"expected room for {side}'s {n} pieces it places ({', '.join(sorted(c.pieces))}); only {len(room)} usable stations of {side}'s zone qualify")

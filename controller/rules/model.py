@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .errors import OptionError
+
 OUTCOMES = ("attacker", "defender", "both", "bounce", "illegal")
 REVEALS = ("open", "silent")
 PUSHES = ("attacker", "defender")  # which piece of a clash a rule may push one step away
@@ -210,6 +212,7 @@ class GameDef:
     hooks: tuple[str, ...]
     decisions: tuple[Mapping[str, str], ...] = ()
     file: str = ""
+    text: str = field(default="", repr=False)  # the game file's text as read: journaled with every game played
     piece_by_id: Mapping[str, PieceType] = field(default_factory=dict)
     station_by_id: Mapping[str, Station] = field(default_factory=dict)
     _armies: dict[tuple[int, ...], GameDef] = field(default_factory=dict, repr=False)
@@ -224,8 +227,6 @@ class GameDef:
 
     def resolve_options(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The full option set: every default, with ``overrides`` checked and applied."""
-        from .errors import OptionError
-
         chosen = {k: o.default for k, o in self.options.items()}
         for k, v in (overrides or {}).items():
             if k not in self.options:

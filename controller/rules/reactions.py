@@ -22,13 +22,14 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .base import ALL, Pending, Piece, Removal, Reveal
 from .effects import clash_rule, push, station_of
+from .errors import RulesError
 from .hooks import Hook
 
 if TYPE_CHECKING:
     from .model import MoveSpec
-    from .state import GameState, Piece, Removal, Reveal, Ruling, _Pending
-
+    from .state import GameState, Ruling
 
 @dataclass(frozen=True)
 class Offer:
@@ -62,17 +63,13 @@ def _name(state: GameState, piece: Piece) -> str:
     return state.game.piece_by_id[piece.type].name
 
 
-def _show_all(state: GameState, station: str, piece: Piece, pend: _Pending) -> None:
-    from .state import ALL, Reveal
-
+def _show_all(state: GameState, station: str, piece: Piece, pend: Pending) -> None:
     if not piece.public:
         piece.public = True
         pend.reveals.append(Reveal(station, piece.uid, piece.owner, piece.type, (ALL,)))
 
 
-def _remove(state: GameState, station: str, pend: _Pending) -> None:
-    from .state import Removal
-
+def _remove(state: GameState, station: str, pend: Pending) -> None:
     piece = state.board.pop(station)
     pend.removed.append(Removal(station, piece.uid, piece.owner, piece.type))
     state.quiet_plies = 0
@@ -174,9 +171,7 @@ class Reactions(Hook):
     def intercepts(self, state: GameState, frm: str, to: str, mover: Piece, spec: MoveSpec) -> bool:
         return spec.over and any(f.guard_below(state, mover, frm, to) is not None for f in self.flyovers)
 
-    def after(self, state: GameState, ruling: Ruling, pending: _Pending) -> None:
-        from .state import ALL
-
+    def after(self, state: GameState, ruling: Ruling, pending: Pending) -> None:
         data = self._data(state)
         data["offers"] = ()  # unanswered offers lapse with the next move
         mover = next((p for p in state.board.values() if p.uid == ruling.mover_uid), None)
@@ -221,9 +216,7 @@ class Reactions(Hook):
                 self._engage(state, g_at, guard, at, pending)
                 return
 
-    def _strike(self, state: GameState, g_at: str, guard: Piece, at: str, target: Piece, pend: _Pending) -> None:
-        from .state import ALL
-
+    def _strike(self, state: GameState, g_at: str, guard: Piece, at: str, target: Piece, pend: Pending) -> None:
         outcome, rule = clash_rule(state, guard.type, target.type, at, striking=True)
         if outcome in (None, "illegal"):
             return
@@ -241,9 +234,7 @@ class Reactions(Hook):
         if rule is not None and rule.push == "defender" and state.board.get(at) is target:
             push(state, target, at, away_from=g_at, pend=pend)
 
-    def _engage(self, state: GameState, g_at: str, guard: Piece, at: str, pend: _Pending) -> None:
-        from .state import ALL
-
+    def _engage(self, state: GameState, g_at: str, guard: Piece, at: str, pend: Pending) -> None:
         _show_all(state, g_at, guard, pend)
         aircraft = state.board[at]
         home = state.board.get(g_at)
@@ -282,15 +273,12 @@ class Reactions(Hook):
                 "accept": engage.accept if engage else "React", "decline": engage.decline if engage else "Hold"}
 
     def answer(self, state: GameState, side: str, offer_id: int, accept: bool) -> Answered:
-        from .errors import RulesError
-        from .state import _Pending
-
         data = self._data(state)
         offer = next((o for o in data["offers"] if o.id == offer_id), None)
         if offer is None or offer.side != side:
             raise RulesError(f"{side} has no open reaction offer {offer_id}")
         data["offers"] = tuple(o for o in data["offers"] if o.id != offer_id)
-        pend = _Pending()
+        pend = Pending()
         guard, target = state.board.get(offer.guard), state.board.get(offer.target)
         if accept and guard is not None and guard.uid == offer.guard_uid and target is not None and target.uid == offer.target_uid:
             self._engage(state, offer.guard, guard, offer.target, pend)
@@ -330,8 +318,6 @@ def offer_view(state: GameState, offer: Offer) -> dict[str, Any]:
 def set_auto(state: GameState, side: str, on: bool = True) -> None:
     """``side``'s standing choice: take its optional reactions at once without being asked (``on``), or be asked.
     Open offers stay open; the choice applies from the next move. Raises RulesError if the game does not ask."""
-    from .errors import RulesError
-
     hook = reactions_hook(state)
     if hook is None or not hook.asks(state):
         raise RulesError(f"{state.game.id} does not ask before reactions (option reactions: ask)")
@@ -348,8 +334,6 @@ def auto(state: GameState, side: str) -> bool:
 
 def answer(state: GameState, side: str, offer_id: int, accept: bool = True) -> Answered:
     """``side`` takes (``accept``) or declines the reaction offer ``offer_id``; raises RulesError if there is none."""
-    from .errors import RulesError
-
     hook = reactions_hook(state)
     if hook is None:
         raise RulesError(f"{state.game.id} has no reactions")

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from .base import ALL, Piece, Removal, Reveal
+from .base import Pending as _Pending
 from .clash import clash_matrix
 from .effects import after_clash, clash_outcome, open_stations
 from .errors import GameOverError, IllegalMoveError, RulesError, SetupError
+from .hooks import HOOKS
 from .model import GameDef, MoveSpec
+from .setup import check_deployment
 from .topology import topology_for
-
-ALL = "all"
 
 
 class Move(NamedTuple):
@@ -24,49 +26,6 @@ class Move(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.frm}-{self.to}"
-
-
-class Piece:
-    """One physical piece: an opaque id, its kind, its owner and who knows what it is."""
-
-    __slots__ = ("uid", "type", "owner", "known_to", "public")
-
-    def __init__(self, uid: int, type: str, owner: str) -> None:
-        self.uid = uid
-        self.type = type
-        self.owner = owner
-        self.known_to: set[str] = {owner}
-        self.public = False
-
-    def copy(self) -> Piece:
-        p = Piece(self.uid, self.type, self.owner)
-        p.known_to = set(self.known_to)
-        p.public = self.public
-        return p
-
-    def __repr__(self) -> str:
-        return f"Piece({self.uid}, {self.type!r}, {self.owner!r})"
-
-
-@dataclass(frozen=True, slots=True)
-class Removal:
-    """A piece that left the game, where it stood, and why."""
-
-    station: str
-    uid: int
-    owner: str
-    type: str
-
-
-@dataclass(frozen=True, slots=True)
-class Reveal:
-    """A piece shown by a ruling: to everyone (``to == ('all',)``) or to some sides only."""
-
-    station: str | None
-    uid: int
-    owner: str
-    type: str
-    to: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,22 +88,10 @@ def turn_order(game: GameDef, options: Mapping[str, Any]) -> tuple[str, ...]:
     return game.sides
 
 
-@dataclass
-class _Pending:
-    """What a ruling collects while it is being judged (hooks add to it)."""
-
-    removed: list[Removal] = field(default_factory=list)
-    reveals: list[Reveal] = field(default_factory=list)
-    notices: list[tuple[str, str]] = field(default_factory=list)
-    out: list[tuple[str, str]] = field(default_factory=list)  # (side, reason) a hook puts out of the game
-
-
 class GameState:
     """A game in progress: setup, then one move after another, judged by the game's rules and options."""
 
     def __init__(self, game: GameDef, options: Mapping[str, Any] | None = None) -> None:
-        from .hooks import HOOKS
-
         self.game = game
         self.options = game.resolve_options(options)
         self.topo = topology_for(game)
@@ -166,8 +113,6 @@ class GameState:
     # ------------------------------------------------------------------ setup
     def deploy(self, side: str, placement: Mapping[str, str]) -> None:
         """Register one side's deployment {station: piece id}; raises SetupError listing every defect."""
-        from .setup import check_deployment
-
         if self.phase != "setup":
             raise SetupError([])  # pragma: no cover - guarded by callers
         problems = check_deployment(self.game, side, placement, self.options)
@@ -227,54 +172,9 @@ class GameState:
             out[target] = spec
 
         for spec in ptype.moves:
-            if not spec.when.holds(self.options):
-                continue
-            if spec.turns:
-                limit = spec.max_steps
-                seen = {station}
-                frontier = deque([(station, 0)])
-                nbrs = topo.neighbours(spec.along)
-                while frontier:
-                    at, depth = frontier.popleft()
-                    if limit is not None and depth >= limit:
-                        continue
-                    for n in nbrs[at]:
-                        if n in seen or not passable[n]:
-                            continue
-                        seen.add(n)
-                        if n in board:
-                            consider_attack(n, spec)
-                            if spec.over:
-                                frontier.append((n, depth + 1))
-                        else:
-                            if not spec.attack_only:
-                                out.setdefault(n, spec)
-                            frontier.append((n, depth + 1))
-            elif spec.max_steps == 1:
-                for n in topo.neighbours(spec.along)[station]:
-                    if not passable[n]:
-                        continue
-                    if n in board:
-                        consider_attack(n, spec)
-                    elif not spec.attack_only:
-                        out.setdefault(n, spec)
-            else:
-                limit = spec.max_steps
-                for ray in topo.rays(spec.along)[station]:
-                    for steps, n in enumerate(ray, 1):
-                        if limit is not None and steps > limit:
-                            break
-                        if not passable[n]:
-                            break
-                        last = not spec.exact or steps == limit
-                        if n in board:
-                            if last:
-                                consider_attack(n, spec)
-                            if spec.over:
-                                continue
-                            break
-                        if last and not spec.attack_only:
-                            out.setdefault(n, spec)
+            if spec.when.holds(self.options):
+                way = self._along_network if spec.turns else self._one_step if spec.max_steps == 1 else self._straight
+                way(station, spec, passable, out, consider_attack)
         if self.hooks and out:
             for target in list(out):
                 for hook in self.hooks:
@@ -282,6 +182,67 @@ class GameState:
                         del out[target]
                         break
         return out
+
+    # the ways of moving: each adds the empty stations a spec reaches to ``out`` and hands occupied ones to ``attack``
+    def _one_step(self, station: str, spec: MoveSpec, passable: Mapping[str, bool], out: dict[str, MoveSpec],
+                  attack: Callable[[str, MoveSpec], None]) -> None:
+        """One step to a neighbour along the spec's lines."""
+        board = self.board
+        for n in self.topo.neighbours(spec.along)[station]:
+            if not passable[n]:
+                continue
+            if n in board:
+                attack(n, spec)
+            elif not spec.attack_only:
+                out.setdefault(n, spec)
+
+    def _straight(self, station: str, spec: MoveSpec, passable: Mapping[str, bool], out: dict[str, MoveSpec],
+                  attack: Callable[[str, MoveSpec], None]) -> None:
+        """Straight along one line, up to ``max_steps`` (exactly, with ``exact``), through empty stations (over
+        occupied ones too, with ``over``)."""
+        board = self.board
+        limit = spec.max_steps
+        for ray in self.topo.rays(spec.along)[station]:
+            for steps, n in enumerate(ray, 1):
+                if limit is not None and steps > limit:
+                    break
+                if not passable[n]:
+                    break
+                last = not spec.exact or steps == limit
+                if n in board:
+                    if last:
+                        attack(n, spec)
+                    if spec.over:
+                        continue
+                    break
+                if last and not spec.attack_only:
+                    out.setdefault(n, spec)
+
+    def _along_network(self, station: str, spec: MoveSpec, passable: Mapping[str, bool], out: dict[str, MoveSpec],
+                       attack: Callable[[str, MoveSpec], None]) -> None:
+        """Any path over the network of the spec's lines, turning where they meet (an engineer on the railway),
+        through empty stations (over occupied ones too, with ``over``), up to ``max_steps`` stations."""
+        board = self.board
+        limit = spec.max_steps
+        seen = {station}
+        frontier = deque([(station, 0)])
+        nbrs = self.topo.neighbours(spec.along)
+        while frontier:
+            at, depth = frontier.popleft()
+            if limit is not None and depth >= limit:
+                continue
+            for n in nbrs[at]:
+                if n in seen or not passable[n]:
+                    continue
+                seen.add(n)
+                if n in board:
+                    attack(n, spec)
+                    if spec.over:
+                        frontier.append((n, depth + 1))
+                else:
+                    if not spec.attack_only:
+                        out.setdefault(n, spec)
+                    frontier.append((n, depth + 1))
 
     def legal_moves(self, side: str | None = None) -> list[Move]:
         """Every legal move of ``side`` (default: the side to move)."""
@@ -386,13 +347,13 @@ class GameState:
             if out_side not in self.out:
                 self.out[out_side] = why
                 knocked.append((out_side, why))
-        self._settle_turn(draft, knocked, pend)
+        late_out = self._settle_turn(draft, knocked, pend)
         ruling = Ruling(
             **ruling_base,
             removed=tuple(pend.removed),
             reveals=tuple(pend.reveals),
             notices=tuple(pend.notices),
-            out=tuple(knocked) + tuple(self._late_out),
+            out=tuple(knocked) + tuple(late_out),
             result=self.result,
             next_turn=None if self.result else self.turn,
             known=tuple((p.uid, (ALL,) if p.public else tuple(sorted(p.known_to))) for p in (mover, defender) if p is not None),
@@ -443,25 +404,26 @@ class GameState:
         active = set(self.active_sides())
         return [g for g in self.game.alliances if g & active]
 
-    def _settle_turn(self, ruling: Ruling | None, knocked: list[tuple[str, str]], pend: _Pending | None = None) -> None:
+    def _settle_turn(self, ruling: Ruling | None, knocked: list[tuple[str, str]], pend: _Pending | None = None) -> list[tuple[str, str]]:
         """After a ruling: end the game if it is decided, else clear the pieces of sides that are out (option
         ``out_pieces: removed``) and hand the turn to the next side that can move. A side with no legal move is out,
-        or passes (option ``no_moves``: ``pass`` always, ``pass_while_ally`` while an ally is still in)."""
-        self._late_out: list[tuple[str, str]] = []
+        or passes (option ``no_moves``: ``pass`` always, ``pass_while_ally`` while an ally is still in). Returns the sides put out on the way
+        for having no legal move, as (side, reason)."""
+        late_out: list[tuple[str, str]] = []
         left = self._alliances_left()
         if len(left) == 1:
             winners = tuple(s for s in self.game.sides if s in left[0])
             reason = knocked[0][1] if knocked else "the other sides are out"
             self._finish(winners, reason)
-            return
+            return late_out
         if not left:
             self._finish((), "every side is out")
-            return
+            return late_out
         self._clear_out_sides(pend)
         limit = self.options.get("no_capture_draw")
         if limit is not None and self.quiet_plies >= limit:
             self._finish((), f"no capture in {limit} plies")
-            return
+            return late_out
         order = self.order
         no_moves = self.options.get("no_moves", self.game.win.no_moves)
         advance = ruling is not None
@@ -475,24 +437,25 @@ class GameState:
                         break
             advance = True
             if self.has_legal_move(self.turn):
-                return
+                return late_out
             if not any(self.has_legal_move(s) for s in self.active_sides()):
                 self._finish((), "no side can move")
-                return
+                return late_out
             ally_in = any(s != self.turn and s not in self.out and self.game.ally(s, self.turn) for s in order)
             if no_moves == "pass" or (no_moves == "pass_while_ally" and ally_in):
                 if pend is not None:
                     pend.notices.append((ALL, f"{self.turn} has no legal move and passes"))
                 continue
             self.out[self.turn] = "no legal move"
-            self._late_out.append((self.turn, "no legal move"))
+            late_out.append((self.turn, "no legal move"))
             left = self._alliances_left()
             if len(left) == 1:
                 self._finish(tuple(s for s in order if s in left[0]), f"{self.turn} has no legal move")
-                return
+                return late_out
             self._clear_out_sides(pend)
         # every side passed twice without a move: nobody can move
         self._finish((), "no side can move")  # pragma: no cover
+        return late_out  # pragma: no cover
 
     def _clear_out_sides(self, pend: _Pending | None) -> None:
         """With option ``out_pieces: removed``, take every piece of a side that is out off the board (as removals of
@@ -517,10 +480,10 @@ class GameState:
             raise RulesError(f"{side} is already out ({self.out[side]})")
         pend = _Pending()
         self.out[side] = reason
-        self._settle_turn(None, [(side, reason)], pend)
+        late_out = self._settle_turn(None, [(side, reason)], pend)
         return Elimination(
             side, reason, removed=tuple(pend.removed), notices=tuple(pend.notices),
-            out=((side, reason), *self._late_out), result=self.result, next_turn=None if self.result else self.turn,
+            out=((side, reason), *late_out), result=self.result, next_turn=None if self.result else self.turn,
         )
 
     # ------------------------------------------------------------------ copying

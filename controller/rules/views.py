@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .state import ALL, GameState, Piece, Ruling
+from .base import ALL, Piece
+from .reactions import asks, auto, offer_view, offers
+from .state import GameState, Ruling
 
 SPECTATOR = "spectator"
 ARBITER = "arbiter"
@@ -64,8 +66,6 @@ def view(state: GameState, audience: str) -> dict[str, Any]:
 def _reaction_offers(state: GameState, audience: str) -> dict[str, Any]:
     """A game that asks before optional reactions: a seat's own open offers and standing choice (the arbiter: every
     offer). An offer names the seat's own guard and only the target's station. The spectator gets nothing."""
-    from .reactions import asks, auto, offer_view, offers
-
     if audience == SPECTATOR or not asks(state):
         return {}
     mine = offers(state, None if audience == ARBITER else audience) if state.phase == "play" else []

@@ -26,7 +26,6 @@ class SimBoard:
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._wake = threading.Event()
-        self._listener: Callable[[Snapshot], None] | None = None
 
     # ------------------------------------------------------------------ raw changes
     def now_ms(self) -> int:
