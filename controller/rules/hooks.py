@@ -104,9 +104,9 @@ class MoreSquares(Hook):
     name = "more_squares"
 
     def start(self, state: GameState) -> None:
-        # SIDE -> None, or that side's chase: (uids its last move threatened, did the reply evade, its last move as
-        # (uid, frm, to), positions of the chase). Values are immutable, so copies of the state may share them.
-        state.hook_data[self.name] = {}
+        # SIDE -> None, or that side's running chase (a _Chase). Each move adds at most one position to a chase's set
+        # in place (the bookkeeping is O(1) per move however long the chase); copies of the state copy the sets.
+        state.hook_data[self.name] = _Chases()
 
     @staticmethod
     def adjacent(state: GameState) -> dict[str, tuple[str, ...]]:
@@ -125,14 +125,14 @@ class MoreSquares(Hook):
         if piece is None or to in state.board:
             return None
         chase = state.hook_data[self.name].get(piece.owner)
-        if chase is None or not chase[1]:
+        if chase is None or not chase.evaded:
             return None
         board = state.board
         if not any(n != frm and n in board and state.enemies(piece.owner, board[n].owner) for n in self.adjacent(state)[to]):
             return None
-        if chase[2][0] == piece.uid and chase[2][1:] == (to, frm):
+        if chase.last[0] == piece.uid and chase.last[1:] == (to, frm):
             return None
-        if self.position(board, frm, to) in chase[3]:
+        if self.position(board, frm, to) in chase.positions:
             return f"more-squares rule: {frm}-{to} goes on chasing into a position this chase has already had"
         return None
 
@@ -147,8 +147,11 @@ class MoreSquares(Hook):
         for chaser, chase in list(chases.items()):
             if chaser == side or chase is None:
                 continue
-            evaded = not chase[1] and not pending.removed and ruling.mover_uid in chase[0] and at != ruling.frm
-            chases[chaser] = (chase[0], True, chase[2], chase[3] | {here}) if evaded else None
+            if not chase.evaded and not pending.removed and ruling.mover_uid in chase.threatened and at != ruling.frm:
+                chase.evaded = True
+                chase.positions.add(here)
+            else:
+                chases[chaser] = None
         threatened = frozenset(
             p.uid for n in (self.adjacent(state)[at] if at is not None else ()) if (p := board.get(n)) is not None and state.enemies(side, p.owner)
         )
@@ -156,12 +159,34 @@ class MoreSquares(Hook):
         last = (ruling.mover_uid, ruling.frm, ruling.to)
         if not threatened:
             chases[side] = None
-        elif mine is not None and mine[1] and not pending.removed:
-            chases[side] = (threatened, False, last, mine[3] | {here})
+        elif mine is not None and mine.evaded and not pending.removed:
+            mine.threatened, mine.evaded, mine.last = threatened, False, last
+            mine.positions.add(here)
         elif ruling.kind == "move":
-            chases[side] = (threatened, False, last, frozenset({self.position(board, ruling.to, ruling.frm), here}))
+            chases[side] = _Chase(threatened, False, last, {self.position(board, ruling.to, ruling.frm), here})
         else:
-            chases[side] = (threatened, False, last, frozenset({here}))
+            chases[side] = _Chase(threatened, False, last, {here})
+
+
+class _Chase:
+    """One side's running chase: the uids its last move threatened, whether the reply evaded, its last move as
+    (uid, frm, to), and every position the chase has had (changed in place, move by move)."""
+
+    __slots__ = ("threatened", "evaded", "last", "positions")
+
+    def __init__(self, threatened: frozenset[int], evaded: bool, last: tuple[int, str, str],
+                 positions: set[frozenset[tuple[str, str, str]]]) -> None:
+        self.threatened, self.evaded, self.last, self.positions = threatened, evaded, last, positions
+
+    def copy(self) -> _Chase:
+        return _Chase(self.threatened, self.evaded, self.last, set(self.positions))
+
+
+class _Chases(dict):
+    """SIDE -> _Chase or None; ``copy()`` (which GameState.copy calls) copies each chase, so copies share nothing mutable."""
+
+    def copy(self) -> _Chases:
+        return _Chases({side: None if c is None else c.copy() for side, c in self.items()})
 
 
 @lru_cache(maxsize=64)
