@@ -35,16 +35,39 @@ class WebServer:
                  keepalive_s: float = 15.0, setups: Any = None) -> None:
         from waitress.server import create_server
 
-        from .app import create_app
-
         self.table = table
-        self.app = create_app(table, setups=setups, keepalive_s=keepalive_s, max_streams=max(1, threads - 8))
-        self.hub = self.app.extensions["facedown"]["hub"]
-        self._server = create_server(self.app, host=host, port=port, threads=threads,
+        # The Flask app (Flask, Jinja, the board drawings: most of the start-up CPU) is built on first use, or by
+        # warm_up() once the referee is ready, so the referee does not wait for the web page to be importable.
+        self._app: Any = None
+        self._app_args = {"setups": setups, "keepalive_s": keepalive_s, "max_streams": max(1, threads - 8)}
+        self._app_lock = threading.Lock()
+        self._server = create_server(self._serve, host=host, port=port, threads=threads,
                                      ident="facedown", clear_untrusted_proxy_headers=True)
         self.host = host
         self.port: int = self._server.effective_port  # type: ignore[union-attr]
         self._thread: threading.Thread | None = None
+
+    @property
+    def app(self) -> Any:
+        """The Flask app, built the first time anything needs it."""
+        if self._app is None:
+            with self._app_lock:
+                if self._app is None:
+                    from .app import create_app
+
+                    self._app = create_app(self.table, **self._app_args)
+        return self._app
+
+    @property
+    def hub(self) -> Any:
+        return self.app.extensions["facedown"]["hub"]
+
+    def _serve(self, environ: Any, start_response: Any) -> Any:
+        return self.app(environ, start_response)
+
+    def warm_up(self) -> None:
+        """Build the app in a background thread now (after the referee is ready), so the first page is quick."""
+        threading.Thread(target=lambda: self.app, name="facedown-web-warm-up", daemon=True).start()
 
     def start(self) -> None:
         """Serve in a background thread; returns at once (the socket is already listening)."""
@@ -57,7 +80,8 @@ class WebServer:
         """End every live stream, stop accepting and wait briefly for the serving thread."""
         from .common import stop_waitress
 
-        self.hub.close_all()
+        if self._app is not None:
+            self.hub.close_all()
         stop_waitress(self._server, self._thread, drain_s=2)
         self._thread = None
 
@@ -79,13 +103,17 @@ class WebServer:
         return out
 
     def print_links(self, out: TextIO) -> None:
-        """Print each link, with a QR code per seat so each player can scan theirs from the terminal."""
+        """Print each link, with a QR code per seat (on a terminal) so each player can scan theirs."""
         from .qr import qr_text
 
         links = self.links()
+        # QR blocks only on a terminal a phone can scan; a service's log gets the links alone (and start-up skips
+        # building the codes: tens of ms of CPU here, most of a second on a Pi Zero)
+        qr = out.isatty()
         out.write(f"Web referee at {self.base_url()}/ (spectators need no link)\n")
         for side in self.table.game.sides:
             out.write(f"\n{side.capitalize()} seat: {links[side]}\n")
-            out.write(qr_text(links[side]))
+            if qr:
+                out.write(qr_text(links[side]))
         out.write(f"\nArbiter (keep private): {links['arbiter']}\n")
         out.flush()
