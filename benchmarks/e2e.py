@@ -54,6 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 CHROMIUM = "/usr/bin/chromium"
 PROFILE = "stratego"
+TUNE = True  # --no-tuning: leave the interpreter's GC and GIL switch interval as Python sets them
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -295,6 +296,10 @@ def one_run(path: str, clients: int, moves: int, seed: int, browser: bool) -> di
     server = WebServer(table, host="127.0.0.1", port=0, threads=clients + 16)
     server.start()
     server.app  # noqa: B018  (built now, as warm_up() does after the referee is ready)
+    if TUNE:
+        from controller.referee import tuning
+
+        tuning.for_low_latency()  # as `facedown play` does once ready
 
     def last(ev: Any) -> None:
         if ev.ruling is not None:
@@ -401,7 +406,10 @@ def main() -> int:
     ap.add_argument("--clients", default="1,30")
     ap.add_argument("--paths", default="serial,gpio")
     ap.add_argument("--no-browser", action="store_true")
+    ap.add_argument("--no-tuning", action="store_true", help="skip controller.referee.tuning (to compare)")
     args = ap.parse_args()
+    global TUNE
+    TUNE = not args.no_tuning
     browser = not args.no_browser
     if browser and not Path(CHROMIUM).exists():
         print(f"no Chromium at {CHROMIUM}: browser figures left out (apt-get install chromium)", file=sys.stderr)

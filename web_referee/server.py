@@ -67,7 +67,13 @@ class WebServer:
 
     def warm_up(self) -> None:
         """Build the app in a background thread now (after the referee is ready), so the first page is quick."""
-        threading.Thread(target=lambda: self.app, name="facedown-web-warm-up", daemon=True).start()
+        def build() -> None:
+            from controller.referee import tuning
+
+            self.app  # noqa: B018
+            tuning.for_low_latency()  # keep the app's objects out of later garbage collections
+
+        threading.Thread(target=build, name="facedown-web-warm-up", daemon=True).start()
 
     def start(self) -> None:
         """Serve in a background thread; returns at once (the socket is already listening)."""

@@ -201,6 +201,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"Publishing table {args.table} to the club broker {broker.url()}", flush=True)
         if args.ready_file:
             Path(args.ready_file).write_text("ready\n")
+        from controller.referee import tuning
+
+        tuning.for_low_latency()
         if server is not None:
             server.warm_up()  # the web page's Flask app, built now that the referee is ready
         while not stop.wait(0.5):
