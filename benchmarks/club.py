@@ -107,6 +107,8 @@ def main() -> None:
     hs = [h * 1e6 for h in handoff]
     print(f"referee thread, hand-off to the bus per event: p50 {pct(hs, 50):.1f} µs, p99 {pct(hs, 99):.1f} µs "
           f"(mean {statistics.mean(hs):.1f} µs)")
+    print("leaves out: the boards (moves are handed to the sessions directly), the network between the club's Pis "
+          "(loopback, one process), the dashboard's browser drawing")
 
 
 if __name__ == "__main__":

@@ -81,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             f"| {percentile(apply_ns, 50) / 1e3:.0f} µs | {percentile(apply_ns, 99) / 1e3:.0f} µs "
             f"| {gen_rate:,.0f} | {percentile(gen_ns, 50) / 1e3:.0f} µs | {percentile(gen_ns, 99) / 1e3:.0f} µs |"
         )
+    print("\nLeaves out everything but the rules engine: sensing, the recognizer, the journal, the web (see e2e.py).")
     return 0
 
 

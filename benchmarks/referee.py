@@ -1,5 +1,10 @@
 """Referee latency: snapshot -> published ruling (p50/p99, without and with the SQLite journal), and the time to
-resume a 500-move game from its journal. Run: ./dev bench referee  (or python benchmarks/referee.py)."""
+resume a 500-move game from its journal. Run: ./dev bench referee  (or python benchmarks/referee.py).
+
+Only the referee's own work, in one thread: the simulated board runs on a fake clock and the snapshot is handed to
+the session directly. It leaves out what a player waits for besides: the settle time and the scan phase (about
+40-50 ms with the shipped profiles), the serial link, the web server, the transport to the pages and their drawing,
+and any other thread competing for the interpreter. benchmarks/e2e.py measures all of that end to end."""
 
 from __future__ import annotations
 
@@ -115,7 +120,8 @@ def resume_time(game: str, plies: int) -> tuple[float, int]:
 
 
 def main() -> None:
-    print("Snapshot -> published ruling (the snapshot that completes a move or attack)")
+    print("Snapshot -> published ruling (the snapshot that completes a move or attack), fake clock, one thread;")
+    print("leaves out settle + scan phase (~40-50 ms), the link, the web and its clients: see e2e.py for those")
     print(f"{'game':<10} {'journal':<8} {'rulings':>7} {'p50 ms':>8} {'p99 ms':>8}")
     with tempfile.TemporaryDirectory(dir=Path.cwd()) as d:
         for game in ("stratego", "lattaque", "luzhanqi"):
@@ -128,10 +134,6 @@ def main() -> None:
     for game in ("stratego", "luzhanqi"):
         secs, plies = resume_time(game, 500)
         print(f"Resume a {plies}-move {game} game from its journal: {secs * 1e3:.0f} ms (median of 5)")
-    try:
-        from benchmarks import scan  # noqa: F401
-    except ImportError:
-        pass
 
 
 if __name__ == "__main__":

@@ -91,6 +91,7 @@ def main() -> int:
         print(f"physical path disagreed with the engine on: {', '.join(Path(m).name for m in mismatched)}")
         return 1
     print("physical path: every move ruled as the engine did, every recorded flag capture / no-move result reached")
+    print("leaves out: real time (the script's clock jumps; no settle waits), the journal's fsync and the web")
     return 0
 
 

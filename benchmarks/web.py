@@ -1,9 +1,13 @@
-"""Web referee benchmark: ruling -> event received latency over Server-Sent Events with 1 and 30 open streams
-(loopback only), and the memory and time-to-ready of `facedown play stratego --board sim` with its web page.
+"""Web referee benchmark: ruling -> event received latency over Server-Sent Events with 1 and 30 open streams held
+by a SEPARATE client process (loopback only), and the memory and time-to-ready of `facedown play stratego --board
+sim` with its web page.
 
     python benchmarks/web.py [--plies 80] [--clients 1,30] [--no-startup]
 
-Prints p50/p99 figures; asserts nothing about timing.
+The latency starts when the snapshot completing a move is handed to the session (simulated board on a fake clock,
+real SQLite journal, the web app served by waitress) and ends when a client reads the event's data line; the clocks
+agree across processes (both are the system's monotonic clock). Leaves out: settle and scan (see e2e.py), Wi-Fi,
+browsers drawing the page (e2e.py), the pages' own requests. Prints p50/p99 figures; asserts nothing about timing.
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -37,33 +40,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.t
-
-
-class Listener(threading.Thread):
-    """One SSE client on loopback: records when each event number arrived."""
-
-    def __init__(self, port: int, after: int) -> None:
-        super().__init__(daemon=True)
-        self.port, self.after = port, after
-        self.arrived: dict[int, float] = {}
-        self.ready = threading.Event()
-
-    def run(self) -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        conn.request("GET", f"/api/public/events?after={self.after}")
-        resp = conn.getresponse()
-        self.ready.set()
-        seq = None
-        while True:
-            line = resp.fp.readline()
-            if not line:
-                return
-            if line.startswith(b"id: "):
-                seq = int(line[4:])
-            elif line.startswith(b"data: ") and seq is not None:
-                self.arrived[seq] = time.perf_counter()
-                if json.loads(line[6:]).get("event") == "bench_end":
-                    return
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -110,12 +86,14 @@ def latency(clients: int, plies: int, seed: int) -> list[float]:
     lay_out()
     server = WebServer(table, host="127.0.0.1", port=0, threads=clients + 16)
     server.start()
-    listeners = [Listener(server.port, session.log[-1].seq) for _ in range(clients)]
-    for li in listeners:
-        li.start()
-        li.ready.wait(5)
+    server.app  # noqa: B018  (built now, as `facedown play` does right after it is ready)
+    proc = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "e2e.py"), "_clients", str(server.port), str(clients),
+                             str(session.log[-1].seq), "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    assert proc.stdin is not None and proc.stdout is not None
+    if proc.stdout.readline().strip() != "ready":
+        raise SystemExit("the client process did not start")
     _wait(lambda: server.hub.client_count == clients)
-    samples: list[float] = []
+    sent: list[tuple[int, int]] = []  # (ruling seq, when the snapshot was handed over, perf_counter_ns)
     for _ in range(plies):
         st = table.state
         if st.phase != "play":
@@ -131,17 +109,21 @@ def latency(clients: int, plies: int, seed: int) -> list[float]:
         clock.t += 0.1
         snap = board.tick()
         n = len(session.log)
-        t0 = time.perf_counter()
+        t0 = time.perf_counter_ns()
         session.on_snapshot(snap)
-        ruling_seq = next(e.seq for e in session.log[n:] if e.ruling is not None)
-        _wait(lambda s=ruling_seq: all(s in li.arrived for li in listeners))
-        samples += [(li.arrived[ruling_seq] - t0) * 1000 for li in listeners]
+        sent.append((next(e.seq for e in session.log[n:] if e.ruling is not None), t0))
+        time.sleep(0.02)  # the clients read it meanwhile
         lay_out()
-    session._publish({"event": "bench_end"})
-    for li in listeners:
-        li.join(2)
+    proc.stdin.write("stop\n")
+    proc.stdin.flush()
+    arrivals = {int(k): v for k, v in json.loads(proc.stdout.readline())["arrivals"].items()}
+    proc.wait(10)
     server.stop()
     table.stop()
+    samples = [(t - t0) / 1e6 for seq, t0 in sent for t in arrivals.get(seq, [])]
+    lost = sum(clients - len(arrivals.get(seq, [])) for seq, _ in sent)
+    if lost:
+        print(f"  warning: {lost} events did not reach their client", file=sys.stderr)
     return samples
 
 

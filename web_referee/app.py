@@ -174,7 +174,7 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
         if table.state.phase != "over" and role != ARBITER:
             fail(409, "the replay opens when the game is over")
         try:
-            return jsonify(payloads.replay_for(table, role))
+            return Response(payloads.replay_json(table, role), mimetype="application/json")
         except LookupError as exc:
             fail(404, str(exc))
         raise AssertionError("unreachable")

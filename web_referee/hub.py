@@ -54,6 +54,9 @@ class Hub:
         self._clients: set[Client] = set()
         self._lock = threading.Lock()
         self.dropped_total = 0
+        #: (seq, role) -> the event's SSE text for that role: thirty spectators cost one redaction and one JSON
+        #: encoding per event, not thirty. Only recent events are kept.
+        self._frames: dict[tuple[int, str], str | None] = {}
         session.subscribe(self.publish)
 
     @property
@@ -133,7 +136,7 @@ class Hub:
         try:
             yield "retry: 2000\n\n"
             for ev in backlog:
-                msg = _frame(ev, client.role, encode)
+                msg = self._frame(ev, client.role, encode)
                 last = ev.seq
                 if msg:
                     yield msg
@@ -154,11 +157,23 @@ class Hub:
                 if ev.seq <= last:
                     continue
                 last = ev.seq
-                msg = _frame(ev, client.role, encode)
+                msg = self._frame(ev, client.role, encode)
                 if msg:
                     yield msg
         finally:
             self._forget(client)
+
+    def _frame(self, ev: Published, role: str, encode: Callable[[Published, str], dict[str, Any] | None]) -> str | None:
+        key = (ev.seq, role)
+        try:
+            return self._frames[key]
+        except KeyError:
+            pass
+        msg = _frame(ev, role, encode)
+        if len(self._frames) >= 256:  # an old event still being caught up with is simply encoded again
+            self._frames.clear()
+        self._frames[key] = msg
+        return msg
 
 
 def _end(client: Client) -> None:

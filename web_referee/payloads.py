@@ -4,6 +4,7 @@ the rules layer's ``view``/``redact_ruling`` for that role (never from the game 
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from typing import Any
 
 from controller.referee.session import Published
@@ -141,21 +142,63 @@ def replay_for(table: Any, role: str) -> dict[str, Any]:
     """Every accepted ruling with the whole board after it, fully revealed: for after the game (or the arbiter).
 
     The caller checks that the game is over or ``role`` is the arbiter; only then is everything revealed."""
-    from controller.referee.replay import rebuild, rulings
+    from controller.referee.replay import replay_steps
 
-    events = _full_events(table)
-    first_move = next((i for i, e in enumerate(events) if e.kind == "move"), len(events))
-    start = rebuild(events[:first_move]) if first_move > 1 else None
-    steps: list[dict[str, Any]] = []
-    if start is not None:
-        steps.append({"ruling": None, "view": view(start, ARBITER)})
-    for ruling, state in rulings(events):
-        steps.append({"ruling": redact_ruling(ruling, ARBITER, game_over=True), "view": view(state, ARBITER)})
-    return {"role": role, "steps": steps}
+    return {"role": role, "steps": replay_steps(_full_events(table), ARBITER)}
+
+
+def replay_json(table: Any, role: str) -> list[bytes]:
+    """:func:`replay_for` as JSON, in chunks (one per step: a response can send them without joining them).
+
+    The steps are built in one pass over the journal and encoded as they come; once the game is over they are
+    kept, per game, until anything more is published (an arbiter's undo reopens the game), so ten phones opening
+    the replay at the end cost one replay, not ten. The steps are the same for every role (all revealed), only the
+    ``role`` field differs."""
+    from controller.referee.replay import iter_replay_steps
+
+    def build() -> list[bytes]:
+        chunks: list[bytes] = []
+        for step in iter_replay_steps(_full_events(table), ARBITER):
+            chunks.append((b"," if chunks else b"") + _json_bytes(step))
+        return chunks
+
+    steps = _cached(table, "replay", build)
+    return [b'{"role":' + _json_bytes(role) + b',"steps":[', *steps, b"]}"]
+
+
+def _json_bytes(obj: Any) -> bytes:
+    import json
+
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+_cache_lock = threading.Lock()
+
+
+def _cached(table: Any, name: str, build: Any) -> Any:
+    """``build()``, kept on ``table`` while its game is over and nothing more has been published (the key is the
+    game and the session's published-event count). One build at a time: simultaneous requests wait for it."""
+    if table.state.phase != "over":
+        return build()
+    key = (name, table.game_id, len(table.session.log))
+    with _cache_lock:
+        cache = table.__dict__.setdefault("_payload_cache", {})
+        hit = cache.get(name)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        value = build()
+        cache[name] = (key, value)
+        return value
 
 
 def record_text(table: Any) -> str:
-    """The game's journal as a plain-text record (everything revealed: for after the game, or the arbiter)."""
+    """The game's journal as a plain-text record (everything revealed: for after the game, or the arbiter).
+
+    One pass over the journal (O(plies)); kept per game once it is over, as :func:`replay_json` is."""
+    return _cached(table, "record", lambda: _record_text(table))
+
+
+def _record_text(table: Any) -> str:
     from controller.referee.replay import rulings
 
     game = table.game
@@ -198,4 +241,4 @@ def record_text(table: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["ARBITER", "SPECTATOR", "event_for", "game_meta", "may_receive", "record_text", "replay_for", "state_for"]
+__all__ = ["ARBITER", "SPECTATOR", "event_for", "game_meta", "may_receive", "record_text", "replay_for", "replay_json", "state_for"]

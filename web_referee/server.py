@@ -113,25 +113,28 @@ class WebServer:
                  connection_limit: int = 1000, header_timeout_s: float = 10.0) -> None:
         from waitress.adjustments import Adjustments
 
-        from .app import create_app
-
         self.table = table
         roles = len(table.game.sides) + 1  # the seats and the arbiter
         if threads is None:
             threads = spectator_streams + streams_per_role * roles + PAGE_THREADS
         # fewer threads given: the seats' reserve shrinks first to one stream each, pages keep PAGE_THREADS
         streams_per_role = max(1, min(streams_per_role, (threads - PAGE_THREADS - 1) // roles))
-        self.app = create_app(table, setups=setups, keepalive_s=keepalive_s,
-                              max_streams=max(1, min(spectator_streams, threads - streams_per_role * roles - PAGE_THREADS)),
-                              streams_per_role=streams_per_role, per_address_streams=max(1, spectator_streams // 4))
-        self.hub = self.app.extensions["facedown"]["hub"]
+        # The Flask app (Flask, Jinja, the board drawings: most of the start-up CPU) is built on first use, or by
+        # warm_up() once the referee is ready, so the referee does not wait for the web page to be importable.
+        self._app: Any = None
+        self._app_args = {
+            "setups": setups, "keepalive_s": keepalive_s,
+            "max_streams": max(1, min(spectator_streams, threads - streams_per_role * roles - PAGE_THREADS)),
+            "streams_per_role": streams_per_role, "per_address_streams": max(1, spectator_streams // 4),
+        }
+        self._app_lock = threading.Lock()
         _raise_fd_limit(connection_limit + 64)
         adj = Adjustments(host=host, port=port, threads=threads, ident="facedown", clear_untrusted_proxy_headers=True,
                           connection_limit=connection_limit, channel_timeout=20, cleanup_interval=1,
                           channel_request_lookahead=1, asyncore_use_poll=True)
         server_class = type("FacedownServer", (FairServer,), {"per_address": per_address, "header_timeout_s": header_timeout_s})
         try:
-            self._server = server_class(self.app, adj=adj, sockinfo=adj.listen[0])
+            self._server = server_class(self._serve, adj=adj, sockinfo=adj.listen[0])
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
                 raise WebServerError(exc.errno, f"port {port} on {host} is already in use (another FaceDown referee, "
@@ -140,6 +143,34 @@ class WebServer:
         self.host = host
         self.port = int(self._server.effective_port)
         self._thread: threading.Thread | None = None
+
+    @property
+    def app(self) -> Any:
+        """The Flask app, built the first time anything needs it."""
+        if self._app is None:
+            with self._app_lock:
+                if self._app is None:
+                    from .app import create_app
+
+                    self._app = create_app(self.table, **self._app_args)
+        return self._app
+
+    @property
+    def hub(self) -> Any:
+        return self.app.extensions["facedown"]["hub"]
+
+    def _serve(self, environ: Any, start_response: Any) -> Any:
+        return self.app(environ, start_response)
+
+    def warm_up(self) -> None:
+        """Build the app in a background thread now (after the referee is ready), so the first page is quick."""
+        def build() -> None:
+            from controller.referee import tuning
+
+            self.app  # noqa: B018
+            tuning.for_low_latency()  # keep the app's objects out of later garbage collections
+
+        threading.Thread(target=build, name="facedown-web-warm-up", daemon=True).start()
 
     def start(self) -> None:
         """Serve in a background thread; returns at once (the socket is already listening)."""
@@ -152,7 +183,8 @@ class WebServer:
         """End every live stream, stop accepting and wait briefly for the serving thread."""
         from .common import stop_waitress
 
-        self.hub.close_all()
+        if self._app is not None:
+            self.hub.close_all()
         stop_waitress(self._server, self._thread, drain_s=2)
         self._thread = None
 
@@ -174,13 +206,17 @@ class WebServer:
         return out
 
     def print_links(self, out: TextIO) -> None:
-        """Print each link, with a QR code per seat so each player can scan theirs from the terminal."""
+        """Print each link, with a QR code per seat (on a terminal) so each player can scan theirs."""
         from .qr import qr_text
 
         links = self.links()
+        # QR blocks only on a terminal a phone can scan; a service's log gets the links alone (and start-up skips
+        # building the codes: tens of ms of CPU here, most of a second on a Pi Zero)
+        qr = out.isatty()
         out.write(f"Web referee at {self.base_url()}/ (spectators need no link)\n")
         for side in self.table.game.sides:
             out.write(f"\n{side.capitalize()} seat: {links[side]}\n")
-            out.write(qr_text(links[side]))
+            if qr:
+                out.write(qr_text(links[side]))
         out.write(f"\nArbiter (keep private): {links['arbiter']}\n")
         out.flush()

@@ -53,15 +53,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def club_options(args: argparse.Namespace) -> tuple[Any, Any, dict[str, str]]:
     """The broker, time control and player names the command line asks for, each checked with a clear message."""
-    from controller.club.broker import ClubError, check_table_name, parse_broker
-    from controller.club.clock import ClockError, parse_time_control
-
     players: dict[str, str] = {}
     for item in getattr(args, "player", []) or []:
         side, sep, name = item.partition("=")
         if not sep or not side.strip() or not name.strip():
             raise SystemExit(f"facedown play: --player {item!r}: expected SIDE=NAME, e.g. red=Alice")
         players[side.strip()] = name.strip()[:60]
+    if not any(getattr(args, name, None) for name in ("club", "table", "club_user", "clock")):
+        return None, None, players  # no club play: its modules stay unimported (start-up CPU on a Pi Zero)
+    from controller.club.broker import ClubError, check_table_name, parse_broker
+    from controller.club.clock import ClockError, parse_time_control
+
     try:
         broker = None
         if getattr(args, "club", None):
@@ -236,8 +238,15 @@ def run(args: argparse.Namespace) -> int:
                            web=server.base_url() + "/" if server is not None else None)
             bus.start()
             print(f"Publishing table {args.table} to the club broker {broker.url()}", flush=True)
-        if args.ready_file:
-            Path(args.ready_file).write_text("ready\n")
+        if args.ready_file:  # for tests and benchmarks: when the referee got ready, and its CPU seconds until then
+            import time
+
+            Path(args.ready_file).write_text(f"ready cpu={time.process_time():.4f}\n")
+        from controller.referee import tuning
+
+        tuning.for_low_latency()
+        if server is not None:
+            server.warm_up()  # the web page's Flask app, built now that the referee is ready
         while not stop.wait(0.5):
             if supervisor.failed.is_set():
                 # let the pages, the buzzer, the voice and the club feed tell the players, then exit for a restart

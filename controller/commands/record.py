@@ -80,16 +80,19 @@ def move_lines(events: list[Event], game: GameDef | None = None) -> tuple[GameSt
     over = final.phase == "over"
     audience = ARBITER if over else SPECTATOR
     lines = []
-    before: GameState | None = None
+    # station -> piece type of every face-up piece before the current move (None before the first move). Kept as a
+    # small dict rather than a copy of the state: rulings() hands out one live state, and copying it every ply
+    # would make the record quadratic in its length.
+    face_up: dict[str, str] | None = None
     for ruling, after in rulings(events, game):
         r = redact_ruling(ruling, audience, game_over=over)
-        if before is not None:
+        if face_up is not None:
             # a piece already face-up before this move is public knowledge (the ruling only lists new reveals)
             for key, station in (("piece", ruling.frm), ("defender_piece", ruling.to)):
-                p = before.board.get(station)
-                if key not in r and p is not None and p.public and (key == "piece" or ruling.kind == "attack"):
-                    r[key] = p.type
-        before = after
+                kind = face_up.get(station)
+                if key not in r and kind is not None and (key == "piece" or ruling.kind == "attack"):
+                    r[key] = kind
+        face_up = {s: p.type for s, p in after.board.items() if p.public}
         mover = f"{r['piece']} " if "piece" in r else ""
         line = f"{r['ply']:>4}. {r['side']:<6} {mover}{r['from']}-{r['to']}"
         if r["kind"] == "attack":

@@ -28,7 +28,7 @@ An event that does not replay raises ReplayError naming its sequence number.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from controller.rules import GameDef, GameState, Result, RulesError, Ruling, new_game
@@ -190,14 +190,38 @@ def rebuild(events: Iterable[Event], game: GameDef | None = None) -> GameState:
 
 
 def rulings(events: Iterable[Event], game: GameDef | None = None) -> Iterator[tuple[Ruling, GameState]]:
-    """Each accepted move's ruling (undone moves left out) with an independent copy of the state after it."""
+    """Each accepted move's ruling (undone moves left out) with the game state just after it.
+
+    Linear in the game's length: the moves are applied to ONE state, which is handed out after each ruling and
+    changes when the iteration goes on. Read what you need from it (a view, a few pieces) before asking for the
+    next ruling, or ``copy()`` it to keep it (a copy costs O(plies) itself: copying at every ply is quadratic)."""
     seq = effective(events)
     state = _start(seq[0], game)
     for ev in seq[1:]:
         ruling = _step(state, ev)
         if ruling is not None:
-            yield ruling, state.copy()
+            yield ruling, state
 
+
+
+def iter_replay_steps(events: Sequence[Event], audience: str) -> Iterator[dict[str, Any]]:
+    """The whole game as ``audience`` sees it after it: the board once every side has deployed (if any side did),
+    then each accepted move's ruling (redacted as after the game) with the board just after it.
+
+    One pass over the journal applying each move to one state: O(plies) time, and O(1) memory beyond the step
+    being handed out (a consumer that encodes each step as it comes never holds the game twice)."""
+    from controller.rules import redact_ruling, view
+
+    first_move = next((i for i, e in enumerate(events) if e.kind == "move"), len(events))
+    if first_move > 1:
+        yield {"ruling": None, "view": view(rebuild(events[:first_move]), audience)}
+    for ruling, state in rulings(events):
+        yield {"ruling": redact_ruling(ruling, audience, game_over=True), "view": view(state, audience)}
+
+
+def replay_steps(events: Sequence[Event], audience: str) -> list[dict[str, Any]]:
+    """:func:`iter_replay_steps` as a list."""
+    return list(iter_replay_steps(events, audience))
 
 def paused(events: Iterable[Event]) -> bool:
     """Was the game left paused by the arbiter (a pause not followed by a resume)?"""

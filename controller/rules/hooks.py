@@ -63,15 +63,6 @@ class Run(NamedTuple):
     ends: tuple[str, str]  # the first move's from and to, for the message
 
 
-class Chase(NamedTuple):
-    """One side's continuous chase (more-squares rule). Immutable, so copies of a state may share it."""
-
-    threatened: frozenset[int]  # the enemy pieces its last move threatened
-    evaded: bool  # did the opponent's reply evade
-    last: tuple[int, str, str]  # its last move: (piece, from, to)
-    positions: frozenset[frozenset[tuple[str, str, str]]]  # the positions the chase has had
-
-
 class TwoSquares(Hook):
     """Stratego's two-squares rule: a piece may not go back and forth between the same two squares more than N moves in a row.
 
@@ -143,7 +134,9 @@ class MoreSquares(Hook):
     name = "more_squares"
 
     def start(self, state: GameState) -> None:
-        state.hook_data[self.name] = {}  # side -> its Chase, or None
+        # SIDE -> None, or that side's running chase (a Chase). Each move adds at most one position to a chase's set
+        # in place (the bookkeeping is O(1) per move however long the chase); copies of the state copy the sets.
+        state.hook_data[self.name] = Chases()
 
     @staticmethod
     def adjacent(state: GameState) -> dict[str, tuple[str, ...]]:
@@ -161,13 +154,13 @@ class MoreSquares(Hook):
         piece = state.board.get(frm)
         if piece is None or to in state.board:
             return None
-        chase: Chase | None = state.hook_data[self.name].get(piece.owner)
+        chase = state.hook_data[self.name].get(piece.owner)
         if chase is None or not chase.evaded:
             return None
         board = state.board
         if not any(n != frm and n in board and state.enemies(piece.owner, board[n].owner) for n in self.adjacent(state)[to]):
             return None
-        if chase.last == (piece.uid, to, frm):
+        if chase.last[0] == piece.uid and chase.last[1:] == (to, frm):
             return None
         if self.position(board, frm, to) in chase.positions:
             return f"more-squares rule: {frm}-{to} goes on chasing into a position this chase has already had"
@@ -184,8 +177,11 @@ class MoreSquares(Hook):
         for chaser, chase in list(chases.items()):
             if chaser == side or chase is None:
                 continue
-            evaded = not chase.evaded and not pending.removed and ruling.mover_uid in chase.threatened and at != ruling.frm
-            chases[chaser] = chase._replace(evaded=True, positions=chase.positions | {here}) if evaded else None
+            if not chase.evaded and not pending.removed and ruling.mover_uid in chase.threatened and at != ruling.frm:
+                chase.evaded = True
+                chase.positions.add(here)
+            else:
+                chases[chaser] = None
         threatened = frozenset(
             p.uid for n in (self.adjacent(state)[at] if at is not None else ()) if (p := board.get(n)) is not None and state.enemies(side, p.owner)
         )
@@ -194,11 +190,34 @@ class MoreSquares(Hook):
         if not threatened:
             chases[side] = None
         elif mine is not None and mine.evaded and not pending.removed:
-            chases[side] = Chase(threatened, False, last, mine.positions | {here})
+            mine.threatened, mine.evaded, mine.last = threatened, False, last
+            mine.positions.add(here)
         elif ruling.kind == "move":
-            chases[side] = Chase(threatened, False, last, frozenset({self.position(board, ruling.to, ruling.frm), here}))
+            chases[side] = Chase(threatened, False, last, {self.position(board, ruling.to, ruling.frm), here})
         else:
-            chases[side] = Chase(threatened, False, last, frozenset({here}))
+            chases[side] = Chase(threatened, False, last, {here})
+
+
+class Chase:
+    """One side's continuous chase (more-squares rule): ``threatened``, the enemy uids its last move threatened;
+    ``evaded``, did the opponent's reply evade; ``last``, its last move as (uid, frm, to); ``positions``, every
+    position the chase has had. Changed in place move by move (O(1) per move); ``copy()`` for a copy of the state."""
+
+    __slots__ = ("threatened", "evaded", "last", "positions")
+
+    def __init__(self, threatened: frozenset[int], evaded: bool, last: tuple[int, str, str],
+                 positions: set[frozenset[tuple[str, str, str]]]) -> None:
+        self.threatened, self.evaded, self.last, self.positions = threatened, evaded, last, positions
+
+    def copy(self) -> Chase:
+        return Chase(self.threatened, self.evaded, self.last, set(self.positions))
+
+
+class Chases(dict):
+    """SIDE -> Chase or None; ``copy()`` (which GameState.copy calls) copies each chase, so copies share nothing mutable."""
+
+    def copy(self) -> Chases:
+        return Chases({side: None if c is None else c.copy() for side, c in self.items()})
 
 
 @lru_cache(maxsize=64)

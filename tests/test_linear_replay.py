@@ -1,0 +1,137 @@
+"""Replay, the record text and the chase rule's bookkeeping grow linearly with the game: a 5,000-ply game costs at
+most 6x a 1,000-ply one, in time and in peak memory (tracemalloc). Ratios only; the absolute figures are in
+benchmarks/pi_budget.py."""
+
+from __future__ import annotations
+
+import random
+import time
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from controller.commands.record import move_lines
+from controller.referee.journal import Event
+from controller.referee.replay import iter_replay_steps, rebuild, rulings
+from controller.rules import ARBITER, new_game
+from controller.rules.deploy import random_deployment
+from controller.rules.hooks import MoreSquares
+
+
+def long_game(plies: int, seed: int, options: dict[str, Any] | None = None) -> list[Event]:
+    """The journal events of a seeded random Stratego game of ``plies`` moves, with no draw by moves without a capture.
+
+    Mostly quiet moves (an attack one move in 200) so that the flags survive long enough; still real rulings."""
+    rng = random.Random(seed)
+    opts = {"no_capture_draw": None, **(options or {})}
+    state = new_game("stratego", opts)
+    events = [Event(1, "game", {"game": "stratego", "options": dict(state.options)}, 0.0)]
+    for side in state.game.sides:
+        placement = random_deployment(state.game, side, rng)
+        state.deploy(side, placement)
+        events.append(Event(len(events) + 1, "deploy", {"side": side, "placement": placement}, 0.0))
+    while state.ply < plies:
+        assert state.phase == "play", f"seed {seed}: the random game ended at ply {state.ply}"
+        moves = state.legal_moves()
+        quiet = [m for m in moves if m.to not in state.board]
+        move = rng.choice(quiet if quiet and rng.random() < 0.995 else moves)
+        side = state.turn
+        state.apply(move)
+        events.append(Event(len(events) + 1, "move", {"side": side, "from": move.frm, "to": move.to}, 0.0))
+    return events
+
+
+def prefix(events: list[Event], plies: int) -> list[Event]:
+    """The events up to and including the ``plies``-th move."""
+    moves = [i for i, e in enumerate(events) if e.kind == "move"]
+    return events[: moves[plies - 1] + 1]
+
+
+@pytest.fixture(scope="module")
+def game5000() -> list[Event]:
+    return long_game(5000, seed=3)
+
+
+def cost(fn: Callable[[], Any]) -> tuple[float, int]:
+    """Best-of-2 CPU seconds of ``fn()`` (CPU time: steady on a busy machine) and its peak traced memory in bytes."""
+    best = float("inf")
+    for _ in range(2):
+        t0 = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t0)
+    tracemalloc.start()
+    try:
+        fn()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return best, peak
+
+
+def replay_as_the_web_does(events: list[Event]) -> int:
+    """Encode each step as it comes, as the web app's replay does; the byte count, so nothing is optimised away."""
+    import json
+
+    return sum(len(json.dumps(step)) for step in iter_replay_steps(events, ARBITER))
+
+
+def walk_rulings(events: list[Event]) -> int:
+    return sum(len(state.board) for _ruling, state in rulings(events))
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("web replay (views encoded)", replay_as_the_web_does),
+    ("rulings with the state after each", walk_rulings),
+    ("record text", lambda events: len(move_lines(events)[1])),
+])
+def test_5000_plies_cost_at_most_6x_1000_plies(game5000: list[Event], name: str, fn: Callable[[list[Event]], Any]) -> None:
+    short, long = prefix(game5000, 1000), game5000
+    t1, m1 = cost(lambda: fn(short))
+    t5, m5 = cost(lambda: fn(long))
+    assert t5 <= 6 * t1, f"{name}: 5,000 plies took {t5:.3f} s CPU, 1,000 plies {t1:.3f} s: {t5 / t1:.1f}x"
+    assert m5 <= 6 * m1, f"{name}: 5,000 plies peaked at {m5 / 1e6:.1f} MB, 1,000 plies {m1 / 1e6:.1f} MB: {m5 / m1:.1f}x"
+
+
+def test_rulings_hand_out_one_live_state_that_ends_as_the_rebuilt_game(game5000: list[Event]) -> None:
+    events = prefix(game5000, 300)
+    seen = {id(state) for _r, state in rulings(events)}
+    assert len(seen) == 1  # no copy per ply
+    *_, (last_ruling, last_state) = rulings(events)
+    final = rebuild(events)
+    assert last_ruling.ply == 300 == final.ply
+    assert {s: (p.owner, p.type) for s, p in last_state.board.items()} == {s: (p.owner, p.type) for s, p in final.board.items()}
+
+
+def chase_game(plies: int) -> Any:
+    """A Stratego game of ``plies`` plies with the more-squares rule on: the red piece nearest the middle keeps
+    stepping next to blue pieces when it can (a long chase); blue answers with any legal move."""
+    rng = random.Random(5)
+    state = new_game("stratego", {"no_capture_draw": None, "more_squares": True, "two_squares": None})
+    for side in state.game.sides:
+        state.deploy(side, random_deployment(state.game, side, rng))
+    adjacent = MoreSquares.adjacent(state)
+    while state.ply < plies and state.phase == "play":
+        moves = [m for m in state.legal_moves() if m.to not in state.board]
+        if state.turn == "red":
+            chasing = [m for m in moves if any(n in state.board and state.board[n].owner == "blue" for n in adjacent[m.to])]
+            moves = chasing or moves
+        state.apply(rng.choice(moves))
+    return state
+
+
+def test_chase_bookkeeping_is_kept_in_place_and_copies_do_not_share_it() -> None:
+    state = chase_game(200)
+    chases = state.hook_data["more_squares"]
+    live = [c for c in chases.values() if c is not None]
+    copy = state.copy()
+    for side, chase in chases.items():
+        twin = copy.hook_data["more_squares"][side]
+        assert (twin is None) == (chase is None)
+        if chase is not None:
+            assert twin is not chase and twin.positions == chase.positions and twin.positions is not chase.positions
+    for chase in live:  # changing the copy's chase leaves the original alone
+        before = set(chase.positions)
+        copy.hook_data["more_squares"][next(s for s, c in chases.items() if c is chase)].positions.add(frozenset())
+        assert chase.positions == before
