@@ -31,6 +31,9 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from controller.announce.console import event_words
+from controller.announce.events import EventError
+from controller.messages import MessageError, render
 from controller.referee.session import Published
 from controller.rules import SPECTATOR, redact_ruling, view
 
@@ -111,8 +114,9 @@ class TableBus:
 
     def __init__(self, table: Any, broker: Broker, name: str, *, players: Mapping[str, str] | None = None,
                  clock: Any = None, web: str | None = None, outbox_size: int = 1000,
-                 client_factory: Callable[..., Any] = make_client) -> None:
+                 client_factory: Callable[..., Any] = make_client, lang: str = "en") -> None:
         self.table = table
+        self.lang = lang  # the feed's words: each event's public message rendered from this catalog
         self.broker = broker
         self.name = check_table_name(name)
         self.players = dict(players or {})
@@ -145,7 +149,8 @@ class TableBus:
         """The session's subscriber: queue the public event and wake the bus thread; O(1), no I/O, no waiting."""
         self._dirty = True
         if not ev.audience:
-            entry = _Pending({"table": self.name, "seq": ev.seq, **ev.public})
+            # only the public form ever reaches the feed: the structured event plus its words in the club's language
+            entry = _Pending({"table": self.name, "seq": ev.seq, **ev.public, "text": self._words(ev.public)})
             with self._out_lock:
                 if len(self.outbox) == self.outbox.maxlen and self.outbox[0].info is None:
                     self.dropped += 1  # never handed to paho: this one is gone (one already handed over still arrives)
@@ -154,13 +159,23 @@ class TableBus:
                 self._record_result({"winners": list(ev.public.get("winners") or []), "reason": ev.public.get("reason", "")})
         self._wake.set()
 
+    def _words(self, public: Mapping[str, Any]) -> str | None:
+        try:
+            return event_words(public, self.lang, self.table.game)
+        except (EventError, MessageError) as exc:  # a malformed event must not stop the feed
+            log.warning("table %s: no words for event %r: %s", self.name, public.get("event"), exc)
+            return None
+
     def _record_result(self, result: Mapping[str, Any]) -> None:
         table = self.table
         key = game_key(table)
+        reason = result.get("reason", "")
+        if isinstance(reason, Mapping):  # a verdict.* message object: the results sheet keeps its words
+            reason = render(dict(reason), self.lang, table.game)
         self.results[key] = {
             "table": self.name, "game_key": key, "game": table.game.id, "game_name": table.game.name,
             "sides": list(table.game.sides), "players": {s: self.players.get(s, "") for s in table.game.sides},
-            "winners": list(result.get("winners") or []), "reason": result.get("reason", ""),
+            "winners": list(result.get("winners") or []), "reason": reason,
             "plies": table.state.ply, "ended_at": round(time.time(), 3),
         }
         self._unsent.add(key)

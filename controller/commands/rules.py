@@ -36,6 +36,7 @@ def contract(game_id: str, options: dict | None = None) -> dict:
     """The `facedown rules --json` document: pieces and every attacker/defender outcome."""
     from controller.rules import load_game
     from controller.rules.clash import clash_matrix
+    from controller.rules.effects import clash_effects
 
     game = load_game(game_id)
     opts = game.resolve_options(options)
@@ -43,10 +44,13 @@ def contract(game_id: str, options: dict | None = None) -> dict:
     return {
         "game": game.id,
         "pieces": [
-            {"id": p.id, "name": p.name, "zh": p.zh, "count": p.count, "movable": p.movable, "can_attack": p.can_attack}
+            {"id": p.id, "name": p.name, "zh": p.zh, "zh_hans": p.zh_hans, "count": p.count, "movable": p.movable,
+             "can_attack": p.can_attack}
             for p in game.pieces
         ],
         "clash": clash_matrix(game, opts),
+        # where the engine's outcome is not the base one: per-situation outcomes and effects (docs/game-format.md)
+        "effects": clash_effects(game, opts),
     }
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class RulesError(Exception):
     """Base class of every error raised by the rules engine."""
@@ -26,11 +28,13 @@ class OptionError(RulesError, ValueError):
 
 
 class IllegalMoveError(RulesError, ValueError):
-    """The move is not legal in the current position; ``reason`` says why in a sentence."""
+    """The move is not legal in the current position; ``reason`` says why as a message object
+    (``{"code": "reason.*", "params": {...}}``: render it with ``controller.messages.render``)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: dict[str, Any]) -> None:
         self.reason = reason
-        super().__init__(reason)
+        params = ", ".join(f"{k}={v}" for k, v in sorted(reason.get("params", {}).items()))
+        super().__init__(f"{reason.get('code')} ({params})" if params else str(reason.get("code")))
 
 
 class SetupError(RulesError, ValueError):
