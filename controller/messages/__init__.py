@@ -24,7 +24,7 @@ LANGS = ("en", "zh-Hans", "zh-Hant")
 SIDE_PARAMS = frozenset({"player", "side", "owner", "by", "winner"})
 STATION_PARAMS = frozenset({"station", "from", "to", "at"})
 
-__all__ = ["LANGS", "MessageError", "Say", "catalog", "codes", "is_say", "piece_name", "render", "say"]
+__all__ = ["LANGS", "MessageError", "Say", "catalog", "codes", "is_say", "piece_name", "refusal_words", "render", "say"]
 
 
 class MessageError(LookupError):
@@ -105,3 +105,9 @@ def render(message: Say, lang: str, game: GameDef | None = None, *, station: Cal
             raise MessageError(f"{code} in {lang} needs param {name!r}, the message has {sorted(params)}")
         values[name] = _value(name, params[name], lang, game, station)
     return template.format(**values)
+
+
+def refusal_words(exc: Exception, game: GameDef | None = None, lang: str = "en") -> str:
+    """An engine error for an operator's error message: an illegal move's reason in words, anything else as is."""
+    reason = getattr(exc, "reason", None)
+    return render(reason, lang, game) if is_say(reason) else str(exc)

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from controller.messages import refusal_words
 from controller.rules import GameState, Result, RulesError, Ruling, new_game
 from controller.rules.say import note
 
@@ -134,7 +135,7 @@ def _step(state: GameState, ev: Event) -> Ruling | None:
         try:
             return state.apply((frm, to))
         except RulesError as exc:
-            raise ReplayError(ev.seq, f"the engine refuses {side}'s move {frm}-{to}: {exc}") from None
+            raise ReplayError(ev.seq, f"the engine refuses {side}'s move {frm}-{to}: {refusal_words(exc, state.game)}") from None
     if ev.kind == "reaction":
         _react(state, ev)
         return None
