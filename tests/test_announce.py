@@ -567,3 +567,14 @@ def test_make_announcers_by_name(mock_factory):
     plain = make_announcers(["buzzer"], pin=18)  # the failed call above released its buzzer pin
     plain[0].close()
     assert set(ANNOUNCER_NAMES) >= {"console", "buzzer", "voice-zh", "voice-en"}
+
+
+def test_console_speaks_the_chosen_language():
+    out = io.StringIO()
+    [console] = make_announcers(["console"], load_game("stratego"), lang="zh-Hant")
+    console.stream = out
+    console.announce({"event": "turn", "player": "blue"})
+    console.announce({"event": "illegal", "player": "red", "from": "a4", "to": "a6", "reason": NOT_ALLOWED})
+    assert out.getvalue().splitlines() == ["輪到藍方。", "紅方走法違規：此步不允許，請把棋子放回 a4。"]
+    with pytest.raises(ValueError, match="console language must be one of"):
+        ConsoleAnnouncer(out, lang="fr")
