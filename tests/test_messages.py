@@ -11,14 +11,13 @@ import pytest
 
 from controller.commands.rules import contract
 from controller.messages import LANGS, MessageError, catalog, placeholders, render
+from controller.referee.steps import ACTIONS
 from controller.rules import game_ids, load_game, new_game
 from controller.rules.effects import clash_effects, spared_outcome
 from controller.rules.say import codes, say
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGS = ROOT / "controller" / "messages" / "catalogs"
-STEP_ACTIONS = ("put_back", "place", "take_off", "wrong_piece", "return", "remove", "put_in_hand", "in_hand_leaves",
-                "keep_in_hand", "face_up")
 
 
 def test_the_three_catalogs_have_the_same_keys_sorted_with_the_same_params():
@@ -50,7 +49,7 @@ def _source_codes() -> set[str]:
 
 def test_every_code_in_the_product_source_is_in_the_catalogs():
     wanted = _source_codes()
-    wanted |= {f"step.{a}" for a in STEP_ACTIONS}
+    wanted |= {f"step.{a}" for a in ACTIONS}
     wanted |= {f"verdict.outcome_{o}" for o in ("attacker", "defender", "both", "bounce")}
     wanted |= {f"notice.strike_{o}" for o in ("attacker", "defender", "both", "bounce")}
     wanted |= {"notice.flag_taken_from_sunk", "notice.flag_taken_back_from_sunk", "event.start", "event.turn"}

@@ -105,7 +105,7 @@ def event_say(event: Mapping[str, Any]) -> Say:
     if kind == "move":
         return say("event.move_hidden", player=event.get("player"), **ends)
     if kind == "attack":
-        from controller.referee.session import attack_say
+        from controller.referee.steps import attack_say
 
         return attack_say(event)
     if kind == "illegal":

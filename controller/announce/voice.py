@@ -25,6 +25,7 @@ DEBIAN_PACKAGE = "espeak-ng"
 #: the catalog each voice speaks from: Mandarin reads Simplified Chinese
 CATALOG = {"zh": "zh-Hans", "en": "en"}
 
+
 class EspeakMissingError(RuntimeError):
     """espeak-ng is not installed, so nothing can be spoken."""
 

@@ -31,6 +31,7 @@ from .recognizer import (
     Recognizer,
     Waiting,
 )
+from .steps import diff_step, fixup_steps, game_over_event, out_notice, ruling_say, step
 
 
 class ReactionRefused(ValueError):
@@ -209,7 +210,7 @@ class Session:
         if result is not None:
             if journal_result:
                 self._journal("result", result.to_json())
-            self._publish(_game_over_event(result))
+            self._publish(game_over_event(result))
         if target is None and involved is None:
             return
         self.recognizer.expect(self.expected_board() if target is None else dict(target), self.state.turn,
@@ -320,14 +321,14 @@ class Session:
             key = action.differences
             if key != self._status.mismatch:
                 self._status.mismatch = key
-                steps = [_diff_step(d, mismatch=True) for d in key]
+                steps = [diff_step(d, mismatch=True) for d in key]
                 self._publish({"event": "mismatch", "stations": [d.to_json() for d in key], "steps": steps,
                                "say": say("event.mismatch", steps=[x["say"] for x in steps])})
             return
         if isinstance(action, Waiting) and self._status.waiting_for_board and action.differences != self._status.board_diff:
             # laying out a setup, or resuming: say exactly which stations still differ
             self._status.board_diff = action.differences
-            self._publish({"event": "fixup", "steps": [_diff_step(d) for d in action.differences],
+            self._publish({"event": "fixup", "steps": [diff_step(d) for d in action.differences],
                            "say": say("event.board_differs", count=len(action.differences))})
         if isinstance(action, Waiting | Idle):
             if self._status.mismatch is not None:
@@ -358,7 +359,8 @@ class Session:
         before = self.expected_board()
         move = Move(action.frm, action.to)
         side = st.turn
-        reason = st.why_illegal(move)
+        spec = st.legal_spec(move)  # one pass of the move generator; a refused move pays for its reason
+        reason = None if spec is not None else st.why_illegal(move) or say("reason.not_legal", **{"from": move.frm, "to": move.to})
         if reason is not None:
             self._journal("illegal", {"side": side, "from": move.frm, "to": move.to, "reason": reason})
             public_reason = refusal_for(reason, move.frm, side, SPECTATOR)
@@ -374,7 +376,7 @@ class Session:
             ahead.apply(move)  # look-ahead on a copy: whose time runs next
             data["clock"] = self.clock.press(side, ahead.turn if ahead.phase == "play" else None)
         self._journal("move", data)
-        ruling = st.apply(move)  # judged legal above; the engine judges it once more as it plays it
+        ruling = st.apply(move, spec=spec)  # judged legal above, on this very position
         public = redact_ruling(ruling, SPECTATOR)
         event: dict[str, Any] = {"event": ruling.kind, "player": side, "from": move.frm, "to": move.to, "ply": ruling.ply}
         if ruling.kind == "attack":
@@ -387,10 +389,10 @@ class Session:
             event["reveals"] = public["reveals"]
         if public["notices"]:
             event["notices"] = public["notices"]
-        event["say"] = _ruling_say(event)
+        event["say"] = ruling_say(event)
         self._publish(event, ruling)
         for out_side, why in ruling.out if ruling.result is None else ():
-            self._publish(_out_notice(out_side, why, [r for r in ruling.removed if r.owner == out_side]))
+            self._publish(out_notice(out_side, why, [r for r in ruling.removed if r.owner == out_side]))
         self._tell_offers("reaction.closed_moved_on", mover=side)
         # the board as the players' hands left it, and the board the ruling asks for
         physical = dict(before)
@@ -399,20 +401,20 @@ class Session:
         target = self.expected_board()
         involved = {s for s in set(physical) | set(target) if physical.get(s) != target.get(s)} | {move.frm, move.to}
         must_lift = frozenset(s for s in physical if s in target and physical[s].uid != target[s].uid)
-        steps = _fixup_steps(physical, target, involved, mover)
+        steps = fixup_steps(physical, target, involved, mover)
         defender_gone = any(r.uid == ruling.defender_uid for r in ruling.removed)
         if ruling.kind == "attack" and ruling.defender_side is not None:
             if ruling.outcome in ("attacker", "both") and defender_gone:
-                steps.append(_step(move.to, "in_hand_leaves", ruling.defender_side))
+                steps.append(step(move.to, "in_hand_leaves", ruling.defender_side))
             elif ruling.defender_uid not in {o.uid for o in target.values()} and not defender_gone:
                 # a hook kept it in play off the board (a flag now riding on its taker): the notices say where it goes
-                steps.append(_step(move.to, "keep_in_hand", ruling.defender_side))
+                steps.append(step(move.to, "keep_in_hand", ruling.defender_side))
         if ruling.kind == "attack" and ruling.outcome in ("attacker", "defender") and st.options.get("winner_face_up"):
             winner_uid = ruling.mover_uid if ruling.outcome == "attacker" else ruling.defender_uid
             at = next((s for s, o in target.items() if o.uid == winner_uid), None)
             who = ruling.side if ruling.outcome == "attacker" else ruling.defender_side
             if at is not None and who is not None:
-                steps.append(_step(at, "face_up", who))
+                steps.append(step(at, "face_up", who))
         self._settle(steps, result=ruling.result, target=target, involved=frozenset(involved), must_lift=must_lift)
 
     # ------------------------------------------------------------------ optional reactions (reactions: ask)
@@ -481,7 +483,7 @@ class Session:
             target_board = self.expected_board()
             changed = {s for s in set(before) | set(target_board) if before.get(s) != target_board.get(s)}
             if changed:
-                steps = _fixup_steps(before, target_board, changed, Occupant(side, -1))
+                steps = fixup_steps(before, target_board, changed, Occupant(side, -1))
                 waiting = self.recognizer.fixup_target()
                 involved = self.recognizer.fixup_involved()
                 must_lift = frozenset(waiting[1] & set(target_board)) if waiting else frozenset()
@@ -557,9 +559,9 @@ class Session:
             self._arbiter({"action": "out", "side": side, "reason": why})
             elim = st.put_out(side, why)
             for out_side, out_why in elim.out if elim.result is None else ():
-                self._publish(_out_notice(out_side, out_why, [r for r in elim.removed if r.owner == out_side]))
+                self._publish(out_notice(out_side, out_why, [r for r in elim.removed if r.owner == out_side]))
             self._tell_offers("reaction.closed_side_out")
-            steps = [_step(r.station, "remove", r.owner) for r in elim.removed]
+            steps = [step(r.station, "remove", r.owner) for r in elim.removed]
             self._settle(steps, result=elim.result, involved=frozenset(r.station for r in elim.removed))
 
     def undo(self, rebuild: Callable[[], GameState]) -> None:
@@ -573,76 +575,3 @@ class Session:
                            "say": say("event.undo", ply=self.state.ply, player=self.state.turn)})
             self._expect_whole_board("event.undo_board")
             self._tell_offers("reaction.closed_undo")
-
-
-def _step(station: str | None, action: str, owner: str | None, *, to: str | None = None, by: str | None = None) -> dict[str, Any]:
-    """One fix-up step: what to do (``action``) with whose piece (``owner``) on ``station`` (and where to: ``to``),
-    who should do it (``by``: the piece's owner unless said), and its words as a message object (``step.<action>``)."""
-    return {"station": station, "action": action, "owner": owner, "by": by or owner, "to": to,
-            "say": say(f"step.{action}", station=station, owner=owner, to=to)}
-
-
-def _game_over_event(result: Result) -> dict[str, Any]:
-    winners = list(result.winners)
-    words = (say("event.game_over_draw", reason=result.reason) if not winners
-             else say("event.game_over", winners=[say(f"side.{w}") for w in winners], reason=result.reason))
-    return {"event": "game_over", "winner": winners[0] if len(winners) == 1 else None, "winners": winners,
-            "reason": result.reason, "say": words}
-
-
-def _ruling_say(event: Mapping[str, Any]) -> Say:
-    """The line of text of a public move or attack event (piece kinds only where the event itself names them)."""
-    ends = {"from": event["from"], "to": event["to"]}
-    if event["event"] == "move":
-        return say("event.move" if "piece" in event else "event.move_hidden", player=event["player"], piece=event.get("piece"), **ends)
-    return attack_say(event)
-
-
-def attack_say(event: Mapping[str, Any]) -> Say:
-    """The line of a public attack event: each side's piece named only where the event itself names it."""
-
-    def who(side: Any, piece: Any) -> Say:
-        return say("event.side_piece", side=side, piece=piece) if piece else say("event.side_only", side=side)
-
-    return say("event.attack", attacker=who(event.get("player"), event.get("piece")),
-               target=who(event.get("defender"), event.get("defender_piece")),
-               outcome=say(f"verdict.outcome_{event.get('outcome')}"), **{"from": event.get("from"), "to": event.get("to")})
-
-
-def _out_notice(side: str, why: Say, removed: list[Any]) -> dict[str, Any]:
-    """The public notice that a side is out (the game goes on); its pieces' stations, never their kinds."""
-    stations = sorted(r.station for r in removed)
-    words = say("notice.out_clear" if stations else "notice.out", side=side, reason=why, stations=stations or None)
-    return {"event": "notice", "out": side, "reason": why, "clear": stations, "say": words}
-
-
-def _diff_step(d: Any, *, mismatch: bool = False) -> dict[str, Any]:
-    """The step that makes one differing station right: put a piece there, take one off, or swap a wrong one."""
-    if d.found == "empty":
-        return _step(d.station, "put_back" if mismatch else "place", d.expected)
-    if d.found == "occupied":
-        return _step(d.station, "take_off", None)
-    return _step(d.station, "wrong_piece", d.expected)
-
-
-def _fixup_steps(physical: Mapping[str, Occupant], target: Mapping[str, Occupant], involved: set[str], mover: Occupant) -> list[dict[str, Any]]:
-    steps = []
-    target_at = {o.uid: s for s, o in target.items()}
-    for s in sorted(involved):
-        p, t = physical.get(s), target.get(s)
-        if p == t:
-            continue
-        if p is not None:
-            dest = target_at.get(p.uid)
-            steps.append(_step(s, "return", p.owner, to=dest) if dest else _step(s, "remove", p.owner))
-        if p is None and t is not None:
-            if t.uid == mover.uid:
-                continue  # said at the station it comes from
-            if t.uid not in {o.uid for o in physical.values()}:
-                # a piece in hand that the rules moved on (a submarine slipping one step away)
-                steps.append(_step(s, "put_in_hand", t.owner))
-                continue
-            steps.append(_step(s, "put_back", t.owner))
-        elif t is not None:
-            steps.append(_step(s, "put_back", t.owner))
-    return steps

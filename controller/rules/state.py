@@ -345,16 +345,23 @@ class GameState:
         return say("reason.cannot_reach", piece=ptype.id, **{"from": frm, "to": to})
 
     # ------------------------------------------------------------------ judging
-    def apply(self, move: Move | tuple[str, str]) -> Ruling:
-        """Judge and play one move of the side to move; raises IllegalMoveError (nothing changes) if it is not legal."""
+    def legal_spec(self, move: Move | tuple[str, str]) -> MoveSpec | None:
+        """The move spec by which ``move`` is legal for the side to move, or None if it is not: one pass of the move
+        generator (a referee that journals a move before playing it checks with this, then passes it to apply)."""
+        frm, to = move
+        piece = self.board.get(frm) if self.phase == "play" else None
+        return self.destinations(frm).get(to) if piece is not None and piece.owner == self.turn else None
+
+    def apply(self, move: Move | tuple[str, str], *, spec: MoveSpec | None = None) -> Ruling:
+        """Judge and play one move of the side to move; raises IllegalMoveError (nothing changes) if it is not legal.
+        ``spec``: what ``legal_spec(move)`` just said of this very position (saves judging it twice)."""
         move = Move(*move)
         if self.phase == "over":
             raise GameOverError("the game is over")
         frm, to = move
         side = self.turn
-        piece = self.board.get(frm) if self.phase == "play" else None
         # the move generator once; only a refused move pays for working out the reason
-        spec = self.destinations(frm).get(to) if piece is not None and piece.owner == side else None
+        spec = spec or self.legal_spec(move)
         if spec is None:
             raise IllegalMoveError(self.why_illegal(move) or say("reason.not_legal", **{"from": frm, "to": to}))
         mover = self.board[frm]
