@@ -44,7 +44,7 @@ from web_referee.payloads import event_for, state_for
 
 EXAMPLES = int(os.environ.get("FACEDOWN_LEAK_EXAMPLES", "2"))
 GAME_OPTIONS = {"sanjunqi": {"reactions": "ask"}, "luzhanqi": {"reveal": "silent"}, "stratego": {"reveal": "silent"}}
-OWNER_KEYS = ("owner", "side", "player", "target_side", "by")
+OWNER_KEYS = ("owner", "side", "player")
 
 
 class VoiceText:
@@ -132,15 +132,14 @@ class Watch:
             pieces = [v for k, v in params.items() if (k == "piece" or k.endswith("_piece")) and isinstance(v, str)]
             if not pieces:
                 continue
-            owners = [params[k] for k in OWNER_KEYS if isinstance(params.get(k), str)]
-            if not owners:
+            # whose piece a message names: its ``owner``, else ``side``, else ``player`` (docs/messages.md)
+            owner = next((params[k] for k in OWNER_KEYS if isinstance(params.get(k), str)), None)
+            if owner is None:
                 assert mover == seat, f"{where}: {seat} got an ownerless piece name {d}"
                 continue
-            for owner in owners:
-                if owner != seat and owner in self.gdef.sides:
-                    for piece in pieces:
-                        assert piece in self.known_to(seat, owner) or d["code"].startswith("notice.recon_found"), \
-                            f"{where}: {seat} learned {owner}'s {piece} from {d}"
+            if owner != seat and owner in self.gdef.sides:
+                for piece in pieces:
+                    assert piece in self.known_to(seat, owner), f"{where}: {seat} learned {owner}'s {piece} from {d}"
 
     def on_event(self, ev: Any) -> None:
         st = self.table.state
@@ -236,9 +235,12 @@ def _play(game_id: str, seed: int) -> Watch:
             break
         roll = rng.random()
         offers = _reactions.offers(st) if st.phase == "play" else []
-        if offers and roll < 0.5:
+        if offers and roll < 0.9:
             o = rng.choice(offers)
             g.session.answer_reaction(o.side, o.id, rng.random() < 0.7)
+            g.lay_out()
+        elif roll < 0.03 and len(st.game.sides) > 2 and not st.out:
+            g.session.put_out(rng.choice(st.active_sides()), "time rule")  # the arbiter applies a club's time rule
             g.lay_out()
         elif roll < 0.3:
             tries = _illegal_tries(g, rng)

@@ -81,7 +81,7 @@ def test_the_offer_goes_only_to_its_owner_and_names_no_hidden_rank(game: Game, c
     blue = client.get(f"/api/{_key(game, 'blue')}/state").get_json()
     [offer] = blue["reactions"]["offers"]
     assert (offer["guard"], offer["target"], offer["guard_piece"]) == (GUARD, TARGET, "aa_gun")
-    assert offer["say"] == {"code": "reaction.fire_at_aircraft", "params": {"piece": "aa_gun", "station": GUARD, "at": TARGET}}
+    assert offer["say"] == {"code": "reaction.fire_at_aircraft", "params": {"owner": "blue", "piece": "aa_gun", "station": GUARD, "at": TARGET}}
     assert render(offer["say"], "en", game.table.game) == f"Your AA Gun at {GUARD} may fire at the aircraft at {TARGET}"
     assert render(offer["say"], "zh-Hans", game.table.game) == f"你在 {GUARD} 的高射炮可以向 {TARGET} 的飞机开火"
     assert (render(offer["accept"], "en"), render(offer["decline"], "en")) == ("Fire", "Hold")
@@ -153,7 +153,7 @@ def test_holding_is_private_and_journaled(game: Game, client) -> None:  # noqa: 
     assert game.table.state.board[TARGET].owner == "red" and not game.table.state.board[GUARD].public
     new = game.session.since(seq)
     assert [(e.public["event"], e.audience) for e in new] == [("reaction", ("blue",))]
-    assert new[0].public["say"] == {"code": "reaction.held", "params": {"piece": "aa_gun", "station": GUARD, "at": TARGET}}
+    assert new[0].public["say"] == {"code": "reaction.held", "params": {"owner": "blue", "piece": "aa_gun", "station": GUARD, "at": TARGET}}
     # the same offer cannot be answered twice
     again = _answer(client, game, "blue", {"offer": offer.id, "react": True})
     assert again.status_code == 409

@@ -475,7 +475,7 @@ class Session:
                     if to != ALL:
                         self._publish({"event": "notice", "say": m}, audience=(to,))
             else:
-                what = (say("reaction.held", piece=told["guard_piece"], station=offer.guard, at=offer.target)
+                what = (say("reaction.held", owner=side, piece=told["guard_piece"], station=offer.guard, at=offer.target)
                         if not accept and told["guard_piece"] else say("reaction.nothing"))
                 self._publish({"event": "reaction", "player": side, "offer": offer_id, "accepted": accept, "say": what},
                               audience=(side,))

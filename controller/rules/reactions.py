@@ -212,7 +212,8 @@ class Reactions(Hook):
                     offer = Offer(data["next"], guard.owner, e.name, g_at, at, guard.uid, mover.uid, state.ply)
                     data["next"] += 1
                     data["offers"] = (*data["offers"], offer)
-                    pending.notices.append((guard.owner, say("notice.may_engage", piece=guard.type, station=g_at, at=at, offer=offer.id)))
+                    pending.notices.append((guard.owner, say("notice.may_engage", owner=guard.owner, piece=guard.type, station=g_at, at=at,
+                                                                 offer=offer.id)))
                     continue
                 self._engage(state, g_at, guard, at, pending)
                 return
@@ -268,7 +269,7 @@ class Reactions(Hook):
         guard = state.board.get(offer.guard)
         kind = guard.type if guard is not None and guard.uid == offer.guard_uid else None
         ask = engage.ask if engage is not None and kind is not None else "reaction.react_to"
-        return {**offer.to_json(), "guard_piece": kind, "say": say(ask, piece=kind, station=offer.guard, at=offer.target),
+        return {**offer.to_json(), "guard_piece": kind, "say": say(ask, owner=offer.side, piece=kind, station=offer.guard, at=offer.target),
                 "accept": say(engage.accept if engage else "reaction.react"), "decline": say(engage.decline if engage else "reaction.hold")}
 
     def answer(self, state: GameState, side: str, offer_id: int, accept: bool) -> Answered:
