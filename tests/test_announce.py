@@ -329,7 +329,7 @@ def test_console_lines_for_every_kind():
     assert lines[5] == "Board mismatch: e5: put Blue's piece back."
     assert lines[6] == "Game starts: Red to move."
     assert lines[8] == "Blue to move."
-    assert lines[9] == "Game over: draw (the arbiter: agreed)."
+    assert lines[9] == "Game over: draw (agreed)."  # the arbiter's own words
     assert "Red: a4 to a5." in lines
     assert "Game over: Red won (Blue's flag lost)." in lines  # no game given: the piece's id
     assert "Fix the board: e5: put Blue's piece back; a5: return Red's piece to a4." in lines
@@ -442,7 +442,7 @@ def test_voice_phrases_for_every_kind_in_both_languages():
     assert en[4] == "Illegal move by Red: that move is not allowed: put the piece back on a4."
     assert zh[5] == "棋盘不符：E 5：放回蓝方的棋子。"
     assert zh[6] == "开始，红方先走。" and zh[8] == "轮到蓝方。"
-    assert zh[9] == "游戏结束，和棋（裁判：agreed）。" and en[9] == "Game over: draw (the arbiter: agreed)."
+    assert zh[9] == "游戏结束，和棋（agreed）。" and en[9] == "Game over: draw (agreed)."
     won = {"event": "game_over", "winners": ["red"], "reason": FLAG_LOST}
     assert phrase(won, "zh", load_game("stratego")) == "游戏结束，红方胜（蓝方失去军旗）。"
     assert "Game over: Red won (Blue's flag lost)." in en

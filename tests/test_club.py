@@ -171,7 +171,7 @@ def test_broker_restart_mid_game_loses_no_result(broker: Mosquitto, dashboard: C
         broker.start()  # a broker with no memory of retained messages: the table must say everything again
         wait_for(lambda: any(r.table == "hall" for r in dashboard.results.all()), timeout=20, what="the result after the restart")
         r = next(r for r in dashboard.results.all() if r.table == "hall")
-        assert r.winners == ("blue",) and r.reason == "the arbiter: red's flag fell" and r.players["blue"] == "hall-Bo"
+        assert r.winners == ("blue",) and r.reason == "red's flag fell" and r.players["blue"] == "hall-Bo"
         # the retained status says where the game stands; events the table caught up with before the dashboard had
         # subscribed again are lost to it, since this broker forgot the dashboard's session (the persistent broker
         # of tests/test_club_delivery.py delivers them)

@@ -123,7 +123,7 @@ def test_arbiter_end_lifts_the_secrecy(capsys: pytest.CaptureFixture[str], journ
     with Journal(journal) as j:
         j.append(1, "arbiter", {"action": "end", "result": {"winners": [], "reason": "agreed draw"}})
     rc, after, _ = run(capsys, "record", "export", "1", "--journal", str(journal))
-    assert rc == 0 and "Result:   draw: the arbiter: agreed draw" in after and re.search(r"\bmarshal\b", after)
+    assert rc == 0 and "Result:   draw: agreed draw" in after and re.search(r"\bmarshal\b", after)
     rc, listing, _ = run(capsys, "record", "list", "--journal", str(journal))
     assert "draw: agreed draw" in listing.splitlines()[0]
 

@@ -75,7 +75,17 @@ def game_key(table: Any) -> str:
     return f"{table.game_id or 0}-{salt}"
 
 
-def public_status(table: Any, name: str, *, players: Mapping[str, str], clock: Any = None, web: str | None = None) -> dict[str, Any]:
+def _result_words(result: Mapping[str, Any] | None, game: Any, lang: str) -> dict[str, Any] | None:
+    if result is None:
+        return None
+    reason = result.get("reason")
+    if not isinstance(reason, Mapping):
+        return dict(result)
+    return {**result, "reason": render(dict(reason), lang, game), "verdict": reason}
+
+
+def public_status(table: Any, name: str, *, players: Mapping[str, str], clock: Any = None, web: str | None = None,
+                  lang: str = "en") -> dict[str, Any]:
     """The table's status as any spectator may know it (call with the session's lock held or from its thread)."""
     session = table.session
     st = session.state
@@ -97,7 +107,8 @@ def public_status(table: Any, name: str, *, players: Mapping[str, str], clock: A
         "waiting_for_board": status["waiting_for_board"],
         "mismatch": status["mismatch"],
         "setups": status["setups"],
-        "result": status["result"],
+        # the result's verdict in words for the dashboard (the club's language), and as a message object
+        "result": _result_words(status["result"], table.game, lang),
         "view": view(st, SPECTATOR),
         "last_ruling": redact_ruling(st.history[-1], SPECTATOR) if st.history else None,
         "last_event": dict(last_public.public) if last_public is not None else None,
@@ -277,7 +288,8 @@ class TableBus:
                 if self._dirty or (running and now - last_status >= STATUS_REFRESH_S):
                     self._dirty = False
                     with self.table.session.lock:
-                        status = public_status(self.table, self.name, players=self.players, clock=self.clock, web=self.web)
+                        status = public_status(self.table, self.name, players=self.players, clock=self.clock, web=self.web,
+                                               lang=self.lang)
                     self._publish(status_topic(self.name), status, retain=True)
                     last_status = now
                 self._flush_events()

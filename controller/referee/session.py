@@ -241,9 +241,9 @@ class Session:
 
         with self._lock:
             if self.state.phase != "setup":
-                return [SetupProblem(None, "the game has already started")]
+                return [SetupProblem(None, "the game has already started", say("setup.already_started"))]
             if side in self.state.deployments:
-                return [SetupProblem(None, f"{side} has already deployed")]
+                return [SetupProblem(None, f"{side} has already deployed", say("setup.already_deployed", side=side))]
             problems = check_deployment(self.game, side, placement, self.state.options)
             if problems:
                 self._publish({"event": "setup", "player": side, "status": "rejected", "problems": [p.to_json() for p in problems],

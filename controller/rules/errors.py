@@ -46,13 +46,15 @@ class SetupError(RulesError, ValueError):
 
 
 class SetupProblem:
-    """One defect of a deployment: a station (or None for the whole army) and a sentence."""
+    """One defect of a deployment: a station (or None for the whole army), a sentence for an operator's error
+    message, and the same as a message object (``say``: a ``setup.*`` code) for players, in their language."""
 
-    __slots__ = ("station", "message")
+    __slots__ = ("station", "message", "say")
 
-    def __init__(self, station: str | None, message: str) -> None:
+    def __init__(self, station: str | None, message: str, say: dict[str, Any] | None = None) -> None:
         self.station = station
         self.message = message
+        self.say = say or {"code": "setup.problem", "params": {"text": message}}
 
     def __str__(self) -> str:
         return f"{self.station}: {self.message}" if self.station else self.message
@@ -66,8 +68,8 @@ class SetupProblem:
     def __hash__(self) -> int:
         return hash((self.station, self.message))
 
-    def to_json(self) -> dict[str, str | None]:
-        return {"station": self.station, "message": self.message}
+    def to_json(self) -> dict[str, Any]:
+        return {"station": self.station, "say": self.say}
 
 
 class GameOverError(RulesError):
