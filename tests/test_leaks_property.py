@@ -22,6 +22,7 @@ import json
 import os
 import random
 import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -253,7 +254,8 @@ def _play(game_id: str, seed: int) -> Watch:
         else:
             g.random_move()
         watch.check_outputs()
-    g.table.stop()
+    g.table.stop()  # closes the journal too
+    shutil.rmtree(tmp, ignore_errors=True)
     return watch
 
 
