@@ -36,7 +36,7 @@ from controller.announce.console import ConsoleAnnouncer
 from controller.announce.voice import phrase
 from controller.club.broker import Broker
 from controller.club.bus import TableBus, public_status
-from controller.messages import LANGS, catalog
+from controller.messages import LANGS, catalog, render
 from controller.rules import SPECTATOR, game_ids, load_game
 from controller.rules import reactions as _reactions
 from controller.rules.say import codes, is_say
@@ -143,6 +143,11 @@ class Watch:
                     assert piece in self.known_to(seat, owner), f"{where}: {seat} learned {owner}'s {piece} from {d}"
 
     def on_event(self, ev: Any) -> None:
+        # every event has its line as a message object (setup-phase board readings are not lines), and every
+        # language can say it: a missing key or param raises here
+        assert is_say(ev.public.get("say")) or ev.public["event"] == "board", ev.public
+        for lang in LANGS if ev.public["event"] != "board" else ():
+            render(ev.public["say"], lang, self.gdef)
         st = self.table.state
         if st.phase == "over":
             return  # the post-game reveal: everything may be known
