@@ -31,7 +31,7 @@ from controller.announce import (
     phrase,
 )
 from controller.announce.patterns import WINNER_GAP_MS
-from controller.announce.voice import ZH_OUTCOMES, spoken_station
+from controller.announce.voice import spoken_station
 from controller.rules import game_ids, load_game
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "buzzer.md"
@@ -85,6 +85,20 @@ def tonal(factory, tape: Tape, **kwargs) -> BuzzerAnnouncer:
     return buzzer
 
 
+NOT_ALLOWED = {"code": "reason.not_allowed", "params": {"station": "a4"}}
+AGREED = {"code": "verdict.arbiter", "params": {"note": "agreed"}}
+FLAG_LOST = {"code": "verdict.piece_lost", "params": {"piece": "flag", "side": "blue"}}
+
+
+def step(station: str, action: str, owner: str | None, to: str | None = None) -> dict:
+    """A fix-up step as the session writes it."""
+    params = {k: v for k, v in (("station", station), ("owner", owner), ("to", to)) if v is not None}
+    return {"station": station, "action": action, "owner": owner, "by": owner, "to": to,
+            "say": {"code": f"step.{action}", "params": params}}
+
+
+ZH_OUTCOMES = {"attacker": "进攻方胜", "defender": "防守方胜", "both": "同归于尽", "bounce": "无效"}
+
 ATTACK = {"event": "attack", "player": "red", "from": "a4", "to": "a5", "ply": 7, "defender": "blue"}
 
 EVENT_PATTERNS = [
@@ -92,31 +106,32 @@ EVENT_PATTERNS = [
     ({**ATTACK, "outcome": "defender"}, "defender"),
     ({**ATTACK, "outcome": "both"}, "both"),
     ({**ATTACK, "outcome": "bounce"}, "bounce"),
-    ({"event": "illegal", "player": "red", "from": "a4", "to": "a6", "reason": "too far"}, "illegal"),
+    ({"event": "illegal", "player": "red", "from": "a4", "to": "a6", "reason": NOT_ALLOWED}, "illegal"),
     ({"event": "mismatch", "stations": [{"station": "e5", "expected": "blue", "found": "empty"}],
-      "message": "check e5"}, "mismatch"),
+      "steps": [step("e5", "put_back", "blue")], "say": {"code": "event.mismatch", "params": {"steps": [step("e5", "put_back", "blue")["say"]]}}},
+     "mismatch"),
     ({"event": "start", "player": "red"}, "turn_1"),
     ({"event": "turn", "player": "red"}, "turn_1"),
     ({"event": "turn", "player": "blue"}, "turn_2"),
-    ({"event": "game_over", "winners": [], "reason": "agreed"}, "draw"),
+    ({"event": "game_over", "winners": [], "reason": AGREED}, "draw"),
 ]
 
 QUIET = [
     {"event": "move", "player": "red", "from": "a4", "to": "a5", "ply": 7},
-    {"event": "fixup", "steps": [{"station": "e5", "do": "remove"}], "message": "take it off"},
+    {"event": "fixup", "steps": [step("e5", "remove", "red")]},
     {"event": "fixup_done"},
     {"event": "paused"},
     {"event": "resumed"},
-    {"event": "notice", "message": "hello"},
+    {"event": "notice", "say": {"code": "notice.text", "params": {"text": "hello"}}},
     {"event": "setup", "player": "blue", "status": "registered"},
     {"event": "board", "occupied": ["a1", "b1"]},
     {"event": "undo", "ply": 6, "turn": "red"},
-    {"event": "fixup", "steps": [], "message": "lay out both deployments"},
+    {"event": "fixup", "steps": [], "say": {"code": "setup.lay_out", "params": {}}},
 ]
 
 ALL_EVENTS = [e for e, _ in EVENT_PATTERNS] + QUIET + [
-    {"event": "game_over", "winners": ["red"], "reason": "Flag lost"},
-    {"event": "fixup", "steps": [{"station": "e5", "do": "put back"}, {"station": "a5", "do": "return to a4"}]},
+    {"event": "game_over", "winners": ["red"], "reason": FLAG_LOST},
+    {"event": "fixup", "steps": [step("e5", "put_back", "blue"), step("a5", "return", "red", "a4")]},
     {"event": "mismatch", "stations": [{"station": "f5", "expected": None, "found": "occupied"}]},
 ]
 
@@ -307,34 +322,36 @@ def test_tonal_buzzer_needs_a_pwm_pin():
 
 def test_console_lines_for_every_kind():
     lines = [describe(e) for e in ALL_EVENTS if e["event"] != "board"]
-    assert lines[0] == "Red a4→a5 attacks Blue: attacker survives (Blue's piece removed)."
-    assert lines[1] == "Red a4→a5 attacks Blue: defender survives (Red's piece removed)."
-    assert lines[3] == "Red a4→a5 attacks Blue: no effect (both pieces go back)."
-    assert lines[4] == "Illegal move by Red a4→a6: too far. Put the piece back on a4."
-    assert lines[5] == "Board mismatch: e5 should hold a Blue piece but is empty. check e5"
+    assert lines[0] == "Red attacks Blue from a4 at a5: attacker wins."
+    assert lines[1] == "Red attacks Blue from a4 at a5: defender wins."
+    assert lines[3] == "Red attacks Blue from a4 at a5: no effect."
+    assert lines[4] == "Illegal move by Red: that move is not allowed: put the piece back on a4."
+    assert lines[5] == "Board mismatch: e5: put Blue's piece back."
     assert lines[6] == "Game starts: Red to move."
     assert lines[8] == "Blue to move."
-    assert lines[9] == "Game over: draw (agreed)."
-    assert "Red a4→a5." in lines
-    assert "Game over: Red wins (Flag lost)." in lines
-    assert ("Fix the board: put the piece back on e5; move the piece on a5 back to a4." in lines)
-    assert "Board mismatch: f5 should be empty but is occupied." in lines
-    assert "Blue's deployment registered." in lines
-    assert "The arbiter took back the last ruling. Red to move." in lines
-    assert "Set the board as the referee expects: lay out both deployments." in lines
+    assert lines[9] == "Game over: draw (agreed)."  # the arbiter's own words
+    assert "Red: a4 to a5." in lines
+    assert "Game over: Red won (Blue's flag lost)." in lines  # no game given: the piece's id
+    assert "Fix the board: e5: put Blue's piece back; a5: return Red's piece to a4." in lines
+    assert "Board mismatch: check f5." in lines
+    assert "Blue's deployment is registered." in lines
+    assert "The arbiter took back the last ruling; Red to move." in lines
+    assert "Lay out every deployment; play starts when the board matches." in lines
     assert describe({"event": "board", "occupied": []}) is None
     assert len(set(lines)) == len(lines)
 
 
 def test_public_reveals_are_named_and_nothing_else():
     game = load_game("luzhanqi")
-    event = {**ATTACK, "outcome": "both", "reveals": [{"station": "B0", "owner": "blue", "piece": "flag"}],
-             "notices": ["Blue's commander is lost: its flag is shown"]}
+    notice = {"code": "notice.commander_lost_flag_shown",
+              "params": {"side": "blue", "piece": "commander", "station": "B0", "flag_piece": "flag"}}
+    event = {**ATTACK, "outcome": "both", "reveals": [{"station": "B0", "owner": "blue", "piece": "flag"}], "notices": [notice]}
     line = describe(event, game)
-    assert line == ("Red a4→a5 attacks Blue: both removed (both pieces leave the board). "
-                    "Revealed: Blue Flag (军旗) at B0. Blue's commander is lost: its flag is shown")
-    assert phrase(event, "zh", game) == "红方 A 4 进攻 蓝方 A 5，同归于尽。公开：蓝方军旗 B 0"
-    assert phrase(event, "en", game).endswith("both removed. Revealed: Blue Flag at b0.")
+    assert line == ("Red attacks Blue from a4 at a5: both removed. Revealed: Blue Flag at B0. "
+                    "Blue's Field Marshal is lost: its Flag stands on B0.")
+    assert phrase(event, "zh", game) == "红方 A 4 进攻蓝方 A 5：同归于尽。公开：蓝方军旗 B 0。蓝方的司令阵亡，军旗在 B 0。"
+    assert describe(event, game, "zh-Hant").startswith("紅方 a4 進攻藍方 a5：同歸於盡。")
+    assert phrase(event, "en", game).startswith("Red attacks Blue from a4 at a5: both removed. Revealed: Blue Flag at b0.")
     with pytest.raises(EventError, match="needs station, owner, piece"):
         describe({**event, "reveals": [{"station": "B0"}]}, game)
 
@@ -365,12 +382,13 @@ def test_unknown_kinds_are_skipped_and_logged_once(mock_factory, caplog, languag
 
 def test_console_names_pieces_only_when_the_event_does():
     game = load_game("stratego")
-    marshal, general = game.piece_by_id["marshal"], game.piece_by_id["general"]
     line = describe({**ATTACK, "outcome": "defender", "piece": "marshal", "defender_piece": "general"}, game)
-    assert f"{marshal.name} ({marshal.zh})" in line and f"{general.name} ({general.zh})" in line
-    assert "defender survives (Red's Marshal (元帥) removed)" in line
+    assert line == "Red Marshal attacks Blue General from a4 at a5: defender wins."
+    assert describe({**ATTACK, "outcome": "defender", "piece": "marshal", "defender_piece": "general"}, game, "zh-Hant") \
+        == "紅方元帥 a4 進攻藍方將軍 a5：防守方勝。"
+    assert describe({**ATTACK, "outcome": "defender", "piece": "marshal"}, game, "zh-Hans") == "红方元帅 a4 进攻蓝方 a5：防守方胜。"
     with pytest.raises(EventError, match="does not have"):
-        describe({**ATTACK, "outcome": "both", "piece": "wizard"}, game)
+        describe({**ATTACK, "outcome": "both", "reveals": [{"station": "a5", "owner": "red", "piece": "wizard"}]}, game)
 
 
 def test_console_announcer_writes_one_line_per_event():
@@ -411,8 +429,8 @@ def test_no_piece_name_leaks_from_an_anonymous_attack(game_id, outcome, src, dst
 def test_voice_says_the_outcome_at_the_station(outcome):
     event = {**ATTACK, "outcome": outcome}
     zh, en = phrase(event, "zh"), phrase(event, "en")
-    assert zh == f"红方 A 4 进攻 蓝方 A 5，{ZH_OUTCOMES[outcome]}"
-    assert en.startswith("Red from a4 attacks Blue at a5: ")
+    assert zh == f"红方 A 4 进攻蓝方 A 5：{ZH_OUTCOMES[outcome]}。"
+    assert en.startswith("Red attacks Blue from a4 at a5: ")
 
 
 def test_voice_phrases_for_every_kind_in_both_languages():
@@ -420,27 +438,51 @@ def test_voice_phrases_for_every_kind_in_both_languages():
     zh = [phrase(e, "zh") for e in spoken]
     en = [phrase(e, "en") for e in spoken]
     assert len(set(zh)) == len(zh) and len(set(en)) == len(en)
-    assert zh[4] == "红方走法违规，请放回 A 4" and "too far" not in zh[4]
-    assert en[4] == "Illegal move by Red. too far. Put the piece back on a4."
-    assert zh[5] == "棋盘不符，请检查 E 5"
-    assert zh[6] == "开始，红方先走" and zh[8] == "轮到蓝方"
-    assert zh[9] == "游戏结束，和棋" and en[9] == "Game over. Draw."
-    assert "游戏结束，红方胜" in zh and "Game over. Red wins." in en
-    assert "请整理棋盘：E 5 放回；A 5 退回 A 4" in zh
-    assert "有新通知，请看屏幕" in zh  # an English notice is not read in the Mandarin voice
-    assert phrase({"event": "notice", "message": "请暂停"}, "zh") == "通知：请暂停"
-    assert "蓝方布阵完毕" in zh and "裁判撤销上一步，轮到红方" in zh and "请按记录摆好棋盘" in zh
-    assert "Last ruling taken back. Red to move." in en
+    assert zh[4] == "红方走法违规：此步不允许，请把棋子放回 A 4。"
+    assert en[4] == "Illegal move by Red: that move is not allowed: put the piece back on a4."
+    assert zh[5] == "棋盘不符：E 5：放回蓝方的棋子。"
+    assert zh[6] == "开始，红方先走。" and zh[8] == "轮到蓝方。"
+    assert zh[9] == "游戏结束，和棋（agreed）。" and en[9] == "Game over: draw (agreed)."
+    won = {"event": "game_over", "winners": ["red"], "reason": FLAG_LOST}
+    assert phrase(won, "zh", load_game("stratego")) == "游戏结束，红方胜（蓝方失去军旗）。"
+    assert "Game over: Red won (Blue's flag lost)." in en
+    assert "请整理棋盘：E 5：放回蓝方的棋子；A 5：把红方的棋子退回 A 4。" in zh
+    assert phrase({"event": "notice", "say": {"code": "notice.text", "params": {"text": "请暂停"}}}, "zh") == "请暂停"
+    assert "蓝方布阵完毕。" in zh and "裁判撤销上一步，轮到红方。" in zh and "请摆好各方布阵，棋盘相符后开始。" in zh
+    assert "The arbiter took back the last ruling; Red to move." in en
     assert phrase({"event": "board", "occupied": []}, "zh") is None
     with pytest.raises(ValueError, match="language must be one of"):
         phrase(ALL_EVENTS[0], "fr")
 
 
 def test_voice_uses_zh_piece_names_from_the_game_file():
-    game = load_game("luzhanqi")
-    event = {**ATTACK, "outcome": "attacker", "piece": "engineer", "defender_piece": "mine"}
-    assert phrase(event, "zh", game) == "红方工兵 A 4 进攻 蓝方地雷 A 5，进攻方胜"
-    assert phrase(event, "en", game) == "Red Engineer from a4 attacks Blue Landmine at a5: attacker survives."
+    game = load_game("stratego")
+    event = {**ATTACK, "outcome": "attacker", "piece": "miner", "defender_piece": "general"}
+    assert phrase(event, "zh", game) == "红方除雷兵 A 4 进攻蓝方将军 A 5：进攻方胜。"  # Simplified: 将 not 將
+    assert phrase(event, "en", game) == "Red Miner attacks Blue General from a4 at a5: attacker wins."
+
+
+def test_mandarin_voice_reads_the_fixups_the_session_really_emits():
+    """Every fix-up a real refereed game asks for is read in Mandarin, step by step, with no English left in it."""
+    import json
+
+    from controller.commands.script import run_script
+    from tests.physical import random_game_script
+
+    game_id = "luzhanqi"
+    state_game = load_game(game_id)
+    fixups: list[dict] = []
+    for seed in range(4):
+        out = io.StringIO()
+        run_script(game_id, random_game_script(game_id, seed, max_plies=60).text(), out, everything=True)
+        fixups += [e for e in map(json.loads, out.getvalue().splitlines()) if e["event"] == "fixup" and e["steps"]]
+    assert fixups, "the games asked for no fix-up"
+    for e in fixups:
+        words = phrase(e, "zh", state_game)
+        assert words is not None and words.startswith("请整理棋盘：")
+        assert not re.search(r"[A-Za-z]{2,}", words), words  # stations are spelled "A 4"; no English word
+        for x in e["steps"]:
+            assert spoken_station(x["station"], "zh") in words
 
 
 @given(stations)
@@ -525,3 +567,14 @@ def test_make_announcers_by_name(mock_factory):
     plain = make_announcers(["buzzer"], pin=18)  # the failed call above released its buzzer pin
     plain[0].close()
     assert set(ANNOUNCER_NAMES) >= {"console", "buzzer", "voice-zh", "voice-en"}
+
+
+def test_console_speaks_the_chosen_language():
+    out = io.StringIO()
+    [console] = make_announcers(["console"], load_game("stratego"), lang="zh-Hant")
+    console.stream = out
+    console.announce({"event": "turn", "player": "blue"})
+    console.announce({"event": "illegal", "player": "red", "from": "a4", "to": "a6", "reason": NOT_ALLOWED})
+    assert out.getvalue().splitlines() == ["輪到藍方。", "紅方走法違規：此步不允許，請把棋子放回 a4。"]
+    with pytest.raises(ValueError, match="console language must be one of"):
+        ConsoleAnnouncer(out, lang="fr")

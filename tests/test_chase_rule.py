@@ -48,7 +48,7 @@ def test_chase_games_break_the_rule_on_their_last_move_only(path: Path) -> None:
     for move in moves[:-1]:
         on.apply(move)  # type: ignore[attr-defined]
         off.apply(move)  # type: ignore[attr-defined]
-    with pytest.raises(IllegalMoveError, match="more-squares rule"):
+    with pytest.raises(IllegalMoveError, match="reason.more_squares"):
         on.apply(moves[-1])  # type: ignore[attr-defined]
     off.apply(moves[-1])  # type: ignore[attr-defined]
 
@@ -57,7 +57,7 @@ def test_strategus_attack_chase() -> None:
     state, moves = start(MISC / "strategus_attack_chase.txt", two_squares=None)
     for move in moves[:376]:
         state.apply(move)  # type: ignore[attr-defined]
-    assert state.turn == "red" and "more-squares rule" in (state.why_illegal(("e7", "f7")) or "")  # squares 64 -> 65
+    assert state.turn == "red" and (state.why_illegal(("e7", "f7")) or {}).get("code") == "reason.more_squares"  # squares 64 -> 65
     off, _ = start(MISC / "strategus_attack_chase.txt", two_squares=None, more_squares=False)
     for move in moves[:376]:
         off.apply(move)  # type: ignore[attr-defined]
@@ -112,7 +112,7 @@ def shuttle(state: object, moves: list[tuple[str, str]], blue: list[tuple[str, s
 def test_two_squares_limit_five() -> None:
     state = duel({}, {})
     shuttle(state, [("h1", "h2"), ("h2", "h1")] * 2 + [("h1", "h2")])  # five moves between h1 and h2
-    assert "already moved 5 times in a row between h1 and h2" in (state.why_illegal(("h2", "h1")) or "")  # type: ignore[attr-defined]
+    assert state.why_illegal(("h2", "h1")) == {"code": "reason.two_squares", "params": {"count": 5, "station": "h2", "from": "h1", "to": "h2"}}  # type: ignore[attr-defined]
     assert state.why_illegal(("h2", "h3")) is None  # type: ignore[attr-defined]
 
 
@@ -120,7 +120,8 @@ def test_two_squares_scout_form_covers_the_first_moves_range() -> None:
     moves = [("f1", "f4"), ("f4", "f2"), ("f2", "f4"), ("f4", "f3"), ("f3", "f1")]  # all inside f1-f4
     isf = duel({}, {})
     shuttle(isf, moves)
-    assert "within f1-f4" in (isf.why_illegal(("f1", "f2")) or "")  # type: ignore[attr-defined]
+    assert (isf.why_illegal(("f1", "f2")) or {}).get("code") == "reason.two_squares_range"
+    assert {k: isf.why_illegal(("f1", "f2"))["params"][k] for k in ("from", "to")} == {"from": "f1", "to": "f4"}  # type: ignore[attr-defined]
     assert isf.why_illegal(("f1", "f5")) is None  # type: ignore[attr-defined]  # leaving the range is fine
     plain = duel({}, {}, two_squares_scouts=False)
     shuttle(plain, moves)
@@ -141,4 +142,6 @@ def test_an_attack_that_leaves_the_piece_in_place_is_no_shuttle_step() -> None:
         if allowed:
             assert state.board["i4"].type == "marshal" and state.why_illegal(("i4", "i5")) is None  # type: ignore[attr-defined]
         else:  # the marshal really moved: that was its fifth i4-i5 move
-            assert "already moved 5 times in a row between i4 and i5" in (state.why_illegal(("i5", "i4")) or "")  # type: ignore[attr-defined]
+            told = state.why_illegal(("i5", "i4")) or {}
+            assert told.get("code") == "reason.two_squares" and told["params"]["count"] == 5
+            assert {told["params"]["from"], told["params"]["to"]} == {"i4", "i5"}  # type: ignore[attr-defined]

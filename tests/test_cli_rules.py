@@ -22,10 +22,11 @@ def test_json_contract_shape(capsys: pytest.CaptureFixture[str], game: str) -> N
     code, out, _ = run(capsys, "rules", game, "--json")
     assert code == 0
     doc = json.loads(out)
-    assert set(doc) == {"game", "pieces", "clash"} and doc["game"] == game
+    assert set(doc) == {"game", "pieces", "clash", "effects"} and doc["game"] == game
+    assert doc["effects"] == {}  # these games have no effect that changes a clash's outcome
     ids = [p["id"] for p in doc["pieces"]]
     for p in doc["pieces"]:
-        assert set(p) == {"id", "name", "zh", "count", "movable", "can_attack"}
+        assert set(p) == {"id", "name", "zh", "zh_hans", "count", "movable", "can_attack"}
         assert isinstance(p["count"], int) and p["count"] >= 1
         assert isinstance(p["movable"], bool) and isinstance(p["can_attack"], bool)
     assert list(doc["clash"]) == ids

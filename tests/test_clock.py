@@ -99,12 +99,13 @@ def test_keeper_follows_the_session_and_a_flag_fall_ends_the_game(tmp_path: Path
     now.t += 61
     keeper.tick()
     notices = [e.public for e in g.session.log if e.public.get("event") == "notice" and e.public.get("clock")]
-    assert notices and notices[-1]["clock"] == second and "1 min left" in notices[-1]["message"]
+    assert notices and notices[-1]["clock"] == second
+    assert notices[-1]["say"] == {"code": "notice.clock_low", "params": {"side": second, "seconds": 60}}
     now.t += 60
     keeper.tick()
     st = g.table.state
     assert st.phase == "over" and st.result is not None
-    assert st.result.winners == (first,) and "time ran out" in st.result.reason
+    assert st.result.winners == (first,) and st.result.reason == {"code": "verdict.time_out", "params": {"side": second}}
     over = g.session.log[-1].public
     assert over["event"] == "game_over" and over["winners"] == [first]
     assert keeper.to_json()["stopped"]

@@ -17,6 +17,7 @@ import pytest
 from test_club_support import Mosquitto, Recorder, wait_for
 from test_web_support import Game
 
+from controller.announce import describe
 from controller.club.broker import ClubError, parse_broker
 from controller.club.bus import TableBus
 from controller.club.results import ResultBook
@@ -119,7 +120,9 @@ def test_tables_at_once_on_one_dashboard_and_nothing_secret_leaves(broker: Mosqu
         g = by_table[topic.split("/")[2]]
         published = g.session.log[data["seq"] - 1]
         assert not published.audience, "a private event left the table"
-        assert {k: v for k, v in data.items() if k not in ("table", "seq")} == published.public
+        assert {k: v for k, v in data.items() if k not in ("table", "seq", "text")} == published.public
+        # and its words, the public form only, from the English catalog
+        assert data["text"] == describe(published.public, g.table.game)
     for topic, data, _ in rec.messages:
         if topic.endswith("/status") and data and data["phase"] == "play":
             for p in data["view"]["pieces"]:

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.commands.script import run_script
+from controller.messages import render
 from controller.rules import GameState, Move, load_game
 from tests.physical import Noise, random_game_script
 
@@ -86,20 +87,22 @@ def test_scripted_game_bounce_raid_and_hand_over() -> None:
     i = next(k for k, e in enumerate(events) if e["event"] == "attack")
     assert events[i]["piece"] == "submarine" and events[i]["defender_piece"] == "submarine"
     fix = events[i + 1]
-    assert fix["event"] == "fixup" and fix["steps"] == [{"station": "d7", "do": "return Red's piece to d6 and put Blue's piece back"}]
+    assert fix["event"] == "fixup" and [(s["station"], s["action"], s["owner"], s["to"]) for s in fix["steps"]] == [
+        ("d7", "return", "red", "d6"), ("d7", "put_back", "blue", None)]
     assert events[i + 2]["event"] == "fixup_done"
     # the raid: the flying boat flew (shown), took the flag, and went back to h10 carrying it
     flight = next(e for e in events if e["event"] == "move" and e["from"] == "h6")
     assert flight["piece"] == "flying_boat"
     take = next(e for e in events if e["event"] == "attack" and e["to"] == "h12")
-    assert take["notices"] == ["Red's flying boat on h10 takes Blue's flag: put the flag on it"]
-    steps = events[events.index(take) + 1]["steps"]
-    assert {"station": "h12", "do": "return Red's piece to h10"} in steps
-    assert any(s["station"] == "h12" and "stays in play" in s["do"] and "takes Blue's flag" in s["do"] for s in steps)
-    assert not any("leaves the game" in s["do"] for s in steps)
+    assert [render(n, "en", load_game(GAME)) for n in take["notices"]] == ["Red's Flying Boat on h10 takes Blue's Flag: put it on the taker."]
+    steps = [(s["station"], s["action"], s["owner"], s["to"]) for s in events[events.index(take) + 1]["steps"]]
+    assert ("h12", "return", "red", "h10") in steps
+    assert ("h12", "keep_in_hand", "blue", None) in steps  # the flag stays in play: the notice says where it goes
+    assert not any(s[1] in ("remove", "in_hand_leaves") for s in steps)
     # the hand-over: Blue's destroyer downs the carrier and takes its own flag back
     back = next(e for e in events if e["event"] == "attack" and e["from"] == "g10")
-    assert back["notices"] == ["Blue's destroyer on g10 takes back Blue's flag from the sunken flying boat: put the flag on it"]
+    assert [render(n, "en", load_game(GAME)) for n in back["notices"]] == [
+        "Blue's Destroyer on g10 takes back Blue's Flag from the sunken Flying Boat: put it on the taker."]
     assert not [e for e in events if e["event"] == "game_over"]
     assert events[-1]["event"] in ("fixup_done", "turn")
 
@@ -107,7 +110,8 @@ def test_scripted_game_bounce_raid_and_hand_over() -> None:
 def test_scripted_short_game_ends_at_the_capture() -> None:
     events = run(lines(*GAME_LINES), options={"flag_win": "first_capture"})
     over = [e for e in events if e["event"] == "game_over"]
-    assert over == [{"event": "game_over", "winner": "red", "winners": ["red"], "reason": "Flag lost"}]
+    flag_lost = {"code": "verdict.piece_lost", "params": {"piece": "flag", "side": "blue"}}
+    assert [{k: e[k] for k in ("winner", "winners", "reason")} for e in over] == [{"winner": "red", "winners": ["red"], "reason": flag_lost}]
     assert not [e for e in events if e["event"] == "mismatch"]
 
 
@@ -173,10 +177,10 @@ def test_steered_games_do_carry_flags_and_win_by_bringing_one_home() -> None:
     for seed in range(10):
         script = random_game_script(GAME, seed, max_plies=1500, policy=flag_hunter)
         assert script.state is not None
-        notices += [n for r in script.state.history for _, n in r.notices]
+        notices += [render(n, "en", script.state.game) for r in script.state.history for _, n in r.notices]
         if script.state.result is not None:
-            reasons.append(script.state.result.reason)
-    assert any("takes Blue's flag" in n or "takes Red's flag" in n for n in notices)
+            reasons.append(render(script.state.result.reason, "en", script.state.game))
+    assert any("takes Blue's Flag" in n or "takes Red's Flag" in n for n in notices)
     assert any("takes back" in n for n in notices)
     assert any("goes back to its base" in n for n in notices)
     assert any("brought" in r for r in reasons)

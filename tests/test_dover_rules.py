@@ -11,6 +11,7 @@ from test_rules_helpers import position
 
 from controller.cli import main
 from controller.commands.rules import contract
+from controller.messages import render
 from controller.rules import SPECTATOR, IllegalMoveError, load_game, redact_ruling, view
 
 GAME = "dover_patrol"
@@ -156,7 +157,7 @@ def test_flying_boat_long_attack_option() -> None:
 def test_minelayer_moves_only_to_empty_squares_and_never_attacks() -> None:
     state = position(GAME, {"d5": ("red", "minelayer"), "d6": ("blue", "flagship"), "h12": ("blue", "flag")})
     assert set(state.destinations("d5")) == {"c5", "e5", "d4"}
-    assert "may not attack" in (state.why_illegal(("d5", "d6")) or "")
+    assert (state.why_illegal(("d5", "d6")) or {}).get("code") == "reason.may_not_attack"
 
 
 def test_mines_and_the_flag_never_move() -> None:
@@ -207,7 +208,7 @@ def test_taking_the_flag_carries_it_and_everyone_is_told() -> None:
     assert "g12" not in state.board and state.board["g11"].type == "destroyer"  # the taker goes back with it
     assert carriers(state) == {"g11": [{"owner": "blue", "piece": "flag"}]}
     public = redact_ruling(ruling, SPECTATOR)
-    assert any("takes Blue's flag" in n and "g11" in n for n in public["notices"])
+    assert any("takes Blue's Flag" in n and "g11" in n for n in (render(x, "en", state.game) for x in public["notices"]))
     assert state.phase == "play" and not state.out
     state.apply(("d6", "d5"))
     state.apply(("g11", "f11"))  # the flag rides along
@@ -228,7 +229,7 @@ def test_beating_the_carrier_takes_the_flag_over() -> None:
     ruling = state.apply(("f11", "g11"))  # Blue's battle cruiser beats the carrier
     assert ruling.outcome == "attacker"
     assert carriers(state) == {"f11": [{"owner": "blue", "piece": "flag"}]}
-    assert any("takes back Blue's flag" in n for n in redact_ruling(ruling, "red")["notices"])
+    assert any("takes back Blue's Flag" in render(n, "en", state.game) for n in redact_ruling(ruling, "red")["notices"])
 
 
 def test_a_carrier_that_attacks_and_loses_hands_the_flag_to_the_defender() -> None:
@@ -254,7 +255,7 @@ def test_a_carrier_sunk_with_no_winner_drops_the_flag(dropped: str, where: str) 
     assert ruling.outcome == "both"
     assert carriers(state) == {}
     assert state.board[where].type == "flag" and state.board[where].owner == "blue" and state.board[where].public
-    assert any("Blue's flag" in n and where in n for n in redact_ruling(ruling, SPECTATOR)["notices"])
+    assert any("Blue's Flag" in n and where in n for n in (render(x, "en", state.game) for x in redact_ruling(ruling, SPECTATOR)["notices"]))
 
 
 RAID = {"g10": ("red", "flying_boat"), "g12": ("blue", "flag"), "a1": ("red", "flag"), "d6": ("blue", "patrol_boat")}
@@ -271,7 +272,7 @@ def test_bringing_the_enemy_flag_to_your_base_wins() -> None:
     assert state.phase == "play"  # b2 is in the harbour, not on the base
     play(state, [("b2", "b1")])
     assert state.result is not None and state.result.winners == ("red",)
-    assert state.result.reason == "Red brought Blue's flag to its base (b1)"
+    assert render(state.result.reason, "en", state.game) == "Red brought Blue's Flag to its base (b1)"
     assert state.out == {"blue": state.result.reason}
     assert state.history[-1].out == (("blue", state.result.reason),)
 
@@ -309,7 +310,7 @@ def test_a_silent_carrier_is_not_named() -> None:
     ruling = state.apply(("g11", "g12"))
     entry = next(p for p in view(state, "blue")["pieces"] if p["station"] == "g11")
     assert entry["carries"] == [{"owner": "blue", "piece": "flag"}] and "piece" not in entry
-    assert redact_ruling(ruling, "blue")["notices"] == ["Red's piece on g11 takes Blue's flag: put the flag on it"]
+    assert [render(n, "en", state.game) for n in redact_ruling(ruling, "blue")["notices"]] == ["Red's piece on g11 takes Blue's Flag: put it on the taker."]
 
 
 def test_moving_a_wall_is_an_edit_of_the_sea_lines() -> None:

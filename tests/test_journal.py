@@ -276,7 +276,8 @@ def test_arbiter_end_and_undo_after_it(tmp_path: Path) -> None:
         j.append(1, "arbiter", {"action": "end", "result": {"winners": ["blue"], "reason": "red resigned"}})
         state = rebuild(j.events(1))
         assert state.phase == "over" and state.result is not None
-        assert (state.result.winners, state.result.reason) == (("blue",), "red resigned")
+        # an older journal's sentence is kept as the arbiter's own words
+        assert (state.result.winners, state.result.reason) == (("blue",), {"code": "verdict.arbiter", "params": {"note": "red resigned"}})
         assert not paused(j.events(1))
         j.append(1, "arbiter", {"action": "undo"})  # takes back the last move and the end with it
         state = rebuild(j.events(1))

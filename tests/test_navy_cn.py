@@ -116,7 +116,7 @@ def test_branch_lines_one_station() -> None:
 def test_pieces_in_a_safe_camp_cannot_be_attacked_except_the_flagship() -> None:
     state = position("navy_cn", {"D2": ("blue", "cruiser"), "C2": ("red", "battleship")})
     assert "D2" not in state.destinations("C2")
-    assert state.why_illegal(("C2", "D2")) == "the piece on D2 is sheltered by its camp"
+    assert state.why_illegal(("C2", "D2")) == {"code": "reason.sheltered", "params": {"station": "D2", "where": {"code": "kind.camp", "params": {}}}}
     flagship = position("navy_cn", {"D2": ("blue", "flagship"), "C2": ("red", "battleship")})
     assert flagship.apply(("C2", "D2")).outcome == "attacker"
     assert flagship.result is not None and flagship.result.winners == ("red",)
@@ -146,13 +146,13 @@ def test_the_flagship_must_reveal_when_it_moves() -> None:
 def test_destroying_the_enemy_flagship_wins() -> None:
     state = position("navy_cn", {"G2": ("red", "submarine"), "H2": ("blue", "flagship"), "A1": ("red", "flagship")})
     ruling = state.apply(("G2", "H2"))
-    assert ruling.result is not None and ruling.result.winners == ("red",) and ruling.result.reason == "Flagship lost"
+    assert ruling.result is not None and ruling.result.winners == ("red",) and ruling.result.reason == {"code": "verdict.piece_lost", "params": {"piece": "flagship", "side": "blue"}}
 
 
 def test_the_mine_never_moves_and_only_a_minesweeper_clears_it() -> None:
     state = position("navy_cn", {"C0": ("red", "mine"), "C1": ("blue", "minesweeper"), "N2": ("blue", "flagship")})
     assert state.destinations("C0") == {}
-    with pytest.raises(IllegalMoveError, match="never moves"):
+    with pytest.raises(IllegalMoveError, match="reason.piece_immobile"):
         state.apply(("C0", "D0"))
     state.turn = "blue"
     assert state.apply(("C1", "C0")).outcome == "attacker"
@@ -194,12 +194,12 @@ def test_a_scripted_physical_game_with_a_silent_clash_a_flagship_reveal_and_a_fl
     assert not [e for e in evs if e["event"] in ("mismatch", "illegal")]
     at = next(i for i, e in enumerate(evs) if e["event"] == "attack")
     assert "defender_piece" not in evs[at] and "reveals" not in evs[at]  # silent referee
-    assert [s["do"] for s in evs[at + 1]["steps"]] == ["take Red's piece off: it leaves the game", "Blue's piece in hand leaves the game"]
+    assert [(s["action"], s["owner"]) for s in evs[at + 1]["steps"]] == [("remove", "red"), ("in_hand_leaves", "blue")]
     assert evs[at + 2]["event"] == "fixup_done"
     reveal = next(e for e in evs if e.get("piece") == "flagship")
     assert reveal["reveals"] == [{"owner": "blue", "piece": "flagship", "station": "M1"}]
     over = next(e for e in evs if e["event"] == "game_over")
-    assert over["winners"] == ["red"] and over["reason"] == "Flagship lost"
+    assert over["winners"] == ["red"] and over["reason"] == {"code": "verdict.piece_lost", "params": {"piece": "flagship", "side": "blue"}}
 
 
 KEYS = ("event", "from", "to", "player", "outcome", "winners", "reason")

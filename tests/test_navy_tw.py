@@ -14,6 +14,7 @@ from test_rules_helpers import position
 from controller.cli import main
 from controller.commands.rules import contract
 from controller.commands.script import run_script
+from controller.messages import render
 from controller.rules import SPECTATOR, load_game, new_game, redact_ruling
 from tests.physical import random_game_script
 from tests.test_navy_helpers import attack, events, fill, lift, move, tick
@@ -122,7 +123,8 @@ def test_the_anti_submarine_plane_detects_submarines_which_must_reveal() -> None
     assert ruling.outcome == "bounce" and state.board["E3"].public
     told = redact_ruling(ruling, SPECTATOR)
     assert told["reveals"] == [{"station": "E3", "owner": "blue", "piece": "submarine"}]
-    assert told["notices"] == ["an anti-submarine plane has found blue's Submarine on E3: it is shown"]
+    assert told["notices"] == [{"code": "notice.anti_sub_found", "params": {"owner": "blue", "piece": "submarine", "station": "E3"}}]
+    assert render(told["notices"][0], "en", state.game) == "Blue's Submarine on E3 is found and shown."
     back = position("navy_tw", {"D3": ("red", "anti_sub"), "E3": ("blue", "submarine"), "A0": ("red", "flag"), "M0": ("blue", "flag")}, turn="blue")
     assert back.apply(("E3", "D3")).outcome == "bounce" and back.board["E3"].public  # the submarine attacking: shown too
     cruiser = position("navy_tw", {"D3": ("red", "anti_sub"), "E3": ("blue", "cruiser"), "A0": ("red", "flag"), "M0": ("blue", "flag")})
@@ -181,14 +183,15 @@ def test_losing_the_flagship_is_a_small_loss_and_the_flag_is_turned_face_up() ->
     assert ruling.outcome == "attacker" and ruling.result is None  # the game goes on
     assert state.board["L5"].public
     told = redact_ruling(ruling, SPECTATOR)
-    assert told["reveals"] == [{"station": "L5", "owner": "blue", "piece": "flag"}]
-    assert told["notices"] == ["blue's flagship is sunk: a small loss (小輸): its flag stands on L5"]
+    # the flag is shown because the flagship was lost: that says what the lost piece was, so it is shown too
+    assert told["reveals"] == [{"station": "H3", "owner": "blue", "piece": "flagship"}, {"station": "L5", "owner": "blue", "piece": "flag"}]
+    assert [render(n, "zh-Hant", state.game) for n in told["notices"]] == ["藍方的旗艦被擊沉（小輸），軍旗在 L5。"]
 
 
 def test_capturing_the_flag_wins() -> None:
     state = position("navy_tw", {"G3": ("red", "destroyer"), "H3": ("blue", "flag"), "A0": ("red", "flag"), "M0": ("blue", "cruiser")})
     ruling = state.apply(("G3", "H3"))
-    assert ruling.result is not None and ruling.result.winners == ("red",) and ruling.result.reason == "Flag lost"
+    assert ruling.result is not None and ruling.result.winners == ("red",) and ruling.result.reason == {"code": "verdict.piece_lost", "params": {"piece": "flag", "side": "blue"}}
 
 
 WOLVES = {"G2": ("red", "missile_boat"), "G3": ("red", "torpedo_boat"), "F4": ("red", "missile_boat"),
@@ -203,7 +206,7 @@ def test_wolf_pack_three_boats_around_a_carrier_reveal_together_and_sink_it() ->
     assert sorted((r.station, r.type) for r in ruling.reveals) == [
         ("G2", "missile_boat"), ("G3", "torpedo_boat"), ("G4", "missile_boat"), ("H3", "carrier")]
     assert all(state.board[s].public for s in ("G2", "G3", "G4"))
-    assert "sink it; take it off H3" in redact_ruling(ruling, SPECTATOR)["notices"][0]
+    assert render(redact_ruling(ruling, SPECTATOR)["notices"][0], "en", state.game).endswith("and sink it; take it off H3.")
 
 
 def test_wolf_pack_options_same_kind_and_off() -> None:
@@ -263,14 +266,15 @@ def test_a_scripted_physical_game_with_a_wolf_pack_a_small_loss_and_a_flag_captu
     assert evs[wolf]["reveals"] == [
         {"owner": "red", "piece": "missile_boat", "station": "G2"}, {"owner": "red", "piece": "torpedo_boat", "station": "G3"},
         {"owner": "red", "piece": "missile_boat", "station": "G4"}, {"owner": "blue", "piece": "carrier", "station": "H3"}]
-    assert evs[wolf]["notices"][0].startswith("wolf pack: red's boats on G2, G3, G4 surround blue's Aircraft Carrier on H3")
-    assert evs[wolf + 1]["steps"] == [{"station": "H3", "do": "take Blue's piece off: it leaves the game"}]
+    assert render(evs[wolf]["notices"][0], "en", load_game("navy_tw")).startswith(
+        "Wolf pack: Red's boats on G2; G3; G4 surround Blue's Aircraft Carrier on H3")
+    assert [(s["station"], s["action"], s["owner"]) for s in evs[wolf + 1]["steps"]] == [("H3", "remove", "blue")]
     assert evs[wolf + 2]["event"] == "fixup_done"
     small = next(e for e in evs if e.get("to") == "H5")
-    assert small["outcome"] == "attacker" and small["reveals"] == [{"owner": "blue", "piece": "flag", "station": "H6"}]
-    assert small["notices"] == ["blue's flagship is sunk: a small loss (小輸): its flag stands on H6"]
+    assert small["outcome"] == "attacker" and small["reveals"][-1] == {"owner": "blue", "piece": "flag", "station": "H6"}
+    assert small["notices"] == [{"code": "notice.flagship_sunk_flag_shown", "params": {"side": "blue", "piece": "flagship", "station": "H6", "flag_piece": "flag"}}]
     over = next(e for e in evs if e["event"] == "game_over")
-    assert over["winners"] == ["red"] and over["reason"] == "Flag lost"
+    assert over["winners"] == ["red"] and over["reason"] == {"code": "verdict.piece_lost", "params": {"piece": "flag", "side": "blue"}}
     assert [e["ply"] for e in evs if e["event"] in ("move", "attack")] == list(range(1, 12))
 
 

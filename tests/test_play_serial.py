@@ -74,7 +74,7 @@ def test_play_on_a_serial_scanner_referees_a_move(tmp_path: Path) -> None:
         world.lift(stations.index(frm))
         time.sleep(0.2)
         world.place(stations.index(to))
-        wait_for(f"Red {frm}→{to}")
+        wait_for(f"Red: {frm} to {to}.")  # the console line of event.move_hidden
         wait_for("Blue to move")
     finally:
         proc.send_signal(signal.SIGTERM)

@@ -49,7 +49,7 @@ def test_list_one_line_per_game(capsys: pytest.CaptureFixture[str], journal: Pat
     lines = out.splitlines()
     assert len(lines) == 2
     assert re.match(r"\s*1\s+stratego\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+30 moves\s+unfinished$", lines[0])
-    assert re.match(r"\s*2\s+stratego\s+.*\s20 moves\s+blue won: Flag lost$", lines[1])
+    assert re.match(r"\s*2\s+stratego\s+.*\s20 moves\s+blue won: Red's Flag lost$", lines[1])
 
 
 def test_list_without_any_journal_says_so_and_creates_nothing(
@@ -110,7 +110,7 @@ def test_export_after_the_end_reveals_setups_and_ranks(capsys: pytest.CaptureFix
     rc, out, err = run(capsys, "record", "export", "2", "--out", str(target), "--journal", str(journal))
     assert rc == 0 and out == "" and str(target) in err
     text = target.read_text(encoding="utf-8")
-    assert "Result:   blue won: Flag lost" in text
+    assert "Result:   blue won: Red's Flag lost" in text
     setups = text.split("\nSetups\n")[1].split("\n\n")[0]
     assert setups.count(" marshal") == 2 and setups.count(" flag") == 2 and setups.count(" bomb") == 12
     last = [line for line in text.splitlines() if re.match(r"\s*\d+\. ", line)][-1]

@@ -110,6 +110,6 @@ def test_resume_with_a_disturbed_board_says_which_stations_to_fix(tmp_path: Path
     board.fill([s for s in occupied if s != missing] + [extra], 0)
     table.session.on_snapshot(board.tick(30))
     fix = [e for e in events if e["event"] == "fixup" and e["steps"]][-1]
-    assert {(x["station"], x["do"]) for x in fix["steps"]} == {(missing, f"put {table.session.expected_board()[missing].owner.capitalize()}'s piece here"), (extra, "take the piece off")}
+    assert {(x["station"], x["action"], x["owner"]) for x in fix["steps"]} == {(missing, "place", table.session.expected_board()[missing].owner), (extra, "take_off", None)}
     assert table.state.phase == "play" and not any(e["event"] in ("move", "attack") for e in events)
     table.stop()

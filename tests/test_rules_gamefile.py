@@ -59,7 +59,7 @@ def test_the_documented_fort_shelters_from_all_but_scouts() -> None:
               "b4": ("blue", "scout"), "c4": ("blue", "flag")}
     state = position(game, pieces)
     assert "b4" not in state.destinations("b3")
-    assert state.why_illegal(("b3", "b4")) == "the piece on b4 is sheltered by its fort"
+    assert state.why_illegal(("b3", "b4")) == {"code": "reason.sheltered", "params": {"station": "b4", "where": {"code": "kind.fort", "params": {}}}}
     assert "b4" in state.destinations("a4")
     assert state.apply(("a4", "b4")).outcome == "both"  # equal ranks
 

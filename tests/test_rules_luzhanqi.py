@@ -177,7 +177,7 @@ def test_non_engineers_slide_straight_along_one_railway_line() -> None:
     dests = set(state.destinations("C0"))
     assert {"B0", "D0", "E0", "F0", "G0", "H0"} <= dests  # along column 0 up to (and attacking) H0
     assert not dests & {"B1", "B2", "I0", "F1", "G1"}  # no turn at B0 or F0, nothing past the piece on H0
-    assert state.why_illegal(("C0", "B2")) == "a Major cannot go from C0 to B2"
+    assert state.why_illegal(("C0", "B2")) == {"code": "reason.cannot_reach", "params": {"piece": "major", "from": "C0", "to": "B2"}}
 
 
 def test_engineers_turn_anywhere_on_the_railway() -> None:
@@ -193,7 +193,7 @@ def test_engineers_turn_anywhere_on_the_railway() -> None:
 def test_pieces_in_a_headquarters_never_move_again() -> None:
     state = position("luzhanqi", {**quiet_pieces(), "A3": ("red", "commander")})
     assert state.destinations("A3") == {}
-    assert state.why_illegal(("A3", "B3")) == "a piece on a hq station never moves again"
+    assert state.why_illegal(("A3", "B3")) == {"code": "reason.station_frozen", "params": {"station": "A3", "where": {"code": "kind.hq", "params": {}}}}
     with pytest.raises(IllegalMoveError):
         state.apply(("A3", "A2"))
 
@@ -201,7 +201,7 @@ def test_pieces_in_a_headquarters_never_move_again() -> None:
 def test_pieces_in_camps_cannot_be_attacked() -> None:
     state = position("luzhanqi", {**quiet_pieces(), "D1": ("red", "commander"), "D2": ("blue", "lieutenant")})
     assert "D2" not in state.destinations("D1")
-    assert state.why_illegal(("D1", "D2")) == "the piece on D2 is sheltered by its camp"
+    assert state.why_illegal(("D1", "D2")) == {"code": "reason.sheltered", "params": {"station": "D2", "where": {"code": "kind.camp", "params": {}}}}
     # and a piece may leave a camp to attack
     state.turn = "blue"
     assert "D1" in state.destinations("D2")
@@ -259,7 +259,7 @@ def test_bomb_takes_flag_by_default_and_wins() -> None:
 def test_bomb_may_not_strike_the_flag_with_bomb_takes_flag_false() -> None:
     state = position("luzhanqi", {**quiet_pieces(), "K1": ("red", "bomb")}, options={"bomb_takes_flag": False})
     assert "L1" not in state.destinations("K1")
-    assert state.why_illegal(("K1", "L1")) == "a Bomb may not attack that piece"
+    assert state.why_illegal(("K1", "L1")) == {"code": "reason.may_not_attack", "params": {"piece": "bomb", "station": "L1"}}
     with pytest.raises(IllegalMoveError):
         state.apply(("K1", "L1"))
 
@@ -274,7 +274,7 @@ def test_losing_the_commander_reveals_its_owners_flag_to_everyone() -> None:
         assert flag["piece"] == "flag" and flag["public"] is True
         told = redact_ruling(ruling, audience)
         assert {"station": "A1", "owner": "red", "piece": "flag"} in told["reveals"]
-        assert any("A1" in notice for notice in told["notices"])
+        assert {"code": "notice.commander_lost_flag_shown", "params": {"side": "red", "piece": "commander", "station": "A1", "flag_piece": "flag"}} in told["notices"]
     # Blue's flag stays hidden from Red and the spectator
     for audience in ("red", "spectator"):
         assert "piece" not in next(e for e in view(state, audience)["pieces"] if e["station"] == "L1")

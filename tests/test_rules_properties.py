@@ -131,6 +131,15 @@ def check_redaction(state: GameState, ruling: Ruling | None) -> None:
                 assert path.endswith("].piece") and entitled(r.uid, r.owner, audience, ruling), (audience, told)
             elif path.startswith(".reveals["):
                 assert path.endswith("].piece")  # which reveals it is told is checked just below
+            elif path.startswith(".notices["):
+                # a notice (a message object) names a piece only where this audience may know it: its own piece, one
+                # this ruling shows it, or one shown before
+                params = told["notices"][int(path[len(".notices["):].split("]")[0])]["params"]
+                owner = next((params[k] for k in ("owner", "side") if k in params), audience)
+                kind = params[path.rsplit(".", 1)[1]]
+                shown = {(r["owner"], r["piece"]) for r in told["reveals"]}
+                known = {(p.owner, p.type) for p in state.board.values() if p.public or audience in p.known_to or p.owner == audience}
+                assert owner == audience or (owner, kind) in shown | known, (audience, path, told)
             else:
                 raise AssertionError(f"{audience} told a piece id at {path}: {told}")
         shown = {(r["station"], r["piece"]) for r in told["reveals"]}

@@ -25,8 +25,8 @@ def test_scout_does_not_cross_a_lake_or_a_piece() -> None:
     dests = set(state.destinations("c3"))
     assert "c4" in dests and "c5" not in dests and "c7" not in dests  # c5 is lake
     assert {"d3", "e3"} <= dests and not dests & {"f3", "g3"}  # own miner on f3 blocks
-    assert state.why_illegal(("c3", "c7")) == "a Scout cannot go from c3 to c7"
-    assert state.why_illegal(("c3", "c5")) == "c5 cannot be entered"
+    assert state.why_illegal(("c3", "c7")) == {"code": "reason.cannot_reach", "params": {"piece": "scout", "from": "c3", "to": "c7"}}
+    assert state.why_illegal(("c3", "c5")) == {"code": "reason.impassable", "params": {"station": "c5"}}
 
 
 def test_lattaque_scout_does_not_cross_a_river() -> None:
@@ -57,7 +57,7 @@ def test_scout_long_attack_option(game: str) -> None:
     assert state.apply(("a3", "a8")).kind == "attack"
     off = position(game, pieces, options={"scout_long_attack": False})
     assert "a8" not in off.destinations("a3") and "a7" in off.destinations("a3")
-    assert off.why_illegal(("a3", "a8")) == "a Scout cannot go from a3 to a8"
+    assert off.why_illegal(("a3", "a8")) == {"code": "reason.cannot_reach", "params": {"piece": "scout", "from": "a3", "to": "a8"}}
     assert "f4" in off.destinations("f3")  # a one-square scout attack is always allowed
     assert off.apply(("f3", "f4")).kind == "attack"
 
@@ -85,7 +85,7 @@ def test_miner_beats_bomb_and_others_die_on_it() -> None:
 def test_bombs_and_flags_never_move() -> None:
     state = position("stratego", {**FLAGS, "e4": ("red", "bomb"), "h9": ("blue", "sergeant")})
     assert state.destinations("e4") == {} and state.destinations("a1") == {}
-    assert state.why_illegal(("e4", "e5")) == "a Bomb never moves"
+    assert state.why_illegal(("e4", "e5")) == {"code": "reason.piece_immobile", "params": {"piece": "bomb", "station": "e4"}}
 
 
 def test_capturing_the_flag_wins() -> None:
@@ -93,7 +93,7 @@ def test_capturing_the_flag_wins() -> None:
     ruling = state.apply(("j9", "j10"))
     assert ruling.outcome == "attacker"
     assert state.phase == "over" and state.result is not None and state.result.winners == ("red",)
-    assert ruling.out == (("blue", "Flag lost"),)
+    assert ruling.out == (("blue", {"code": "verdict.piece_lost", "params": {"piece": "flag", "side": "blue"}}),)
     with pytest.raises(Exception, match="over"):
         state.apply(("j10", "j9"))
 
@@ -106,9 +106,9 @@ def test_a_player_with_no_legal_move_loses() -> None:
     state.apply(("e6", "e5"))  # blue scout attacks the sergeant and dies: Blue has no movable piece left
     assert state.phase == "play" and state.turn == "red"
     last = state.apply(("e5", "e6"))  # now Blue, to move, has no legal move
-    assert last.out == (("blue", "no legal move"),) and last.next_turn is None
+    assert last.out == (("blue", {"code": "verdict.no_move", "params": {"side": "blue"}}),) and last.next_turn is None
     assert state.phase == "over" and state.result is not None
-    assert state.result.winners == ("red",) and "no legal move" in state.result.reason
+    assert state.result.winners == ("red",) and state.result.reason["code"] == "verdict.no_move"
     assert ruling.next_turn == "blue"
 
 
@@ -117,7 +117,7 @@ def test_both_sides_stuck_is_a_draw() -> None:
     ruling = state.apply(("e4", "e5"))  # equal ranks: both go; nobody has a movable piece
     assert ruling.outcome == "both"
     assert state.phase == "over" and state.result is not None and state.result.draw
-    assert state.result.reason == "no side can move"
+    assert state.result.reason == {"code": "verdict.nobody_moves", "params": {}}
 
 
 @pytest.mark.parametrize(("limit", "game"), [(5, "stratego"), (3, "stratego"), (5, "lattaque"), (3, "lattaque")])
@@ -132,10 +132,10 @@ def test_two_squares_rule(limit: int, game: str) -> None:
         state.apply(blue[i % 4])
     nxt = shuttle[limit % 2]  # the (limit+1)th move between the same two squares
     reason = state.why_illegal(nxt)
-    assert reason is not None and reason.startswith("two-squares rule") and str(limit) in reason
+    assert reason is not None and reason["code"] == "reason.two_squares" and reason["params"]["count"] == limit
     assert nxt[1] not in state.destinations(nxt[0])
     assert nxt not in state.legal_moves()
-    with pytest.raises(IllegalMoveError, match="two-squares"):
+    with pytest.raises(IllegalMoveError, match="reason.two_squares"):
         state.apply(nxt)
     # another square is fine, and so is the shuttle after one move elsewhere
     side_step = (nxt[0], "f2" if nxt[0] == "e2" else "f3")

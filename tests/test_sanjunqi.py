@@ -152,7 +152,7 @@ def test_s05_missile_straight_any_distance_never_into_airfields_or_hqs_goes_with
     r = state.apply(("e4", "i4"))
     assert r.outcome == "defender" and at(state, "e4") is None
     assert at(state, "i4") is None and at(state, "i3") == ("blue", "submarine")  # a miss: it slips one step away
-    assert any("moves one step away, to i3" in m for _, m in r.notices)
+    assert ("all", {"code": "notice.pushed", "params": {"station": "i4", "to": "i3"}}) in r.notices
     state = position({"e4": ("red", "missile"), "g4": ("blue", "fighter")})
     assert state.apply(("e4", "g4")).outcome == "both"
     state = position({"d4": ("red", "missile"), "d3": ("blue", "trap")})
@@ -219,7 +219,7 @@ def test_s10_aa_gun_shoots_down_aircraft_flying_over_it_and_engages_one_stopping
     state = position({"e4": ("red", "aa_gun"), "h4": ("blue", "fighter")}, turn="blue")
     r = state.apply(("h4", "g4"))
     assert at(state, "g4") is None and at(state, "e4") == ("red", "aa_gun")
-    assert any("goes out to the aircraft on g4" in m for _, m in r.notices)
+    assert any(m["code"] == "notice.engage" and m["params"]["at"] == "g4" for _, m in r.notices)
     # three steps away, or the way blocked: nothing
     state = position({"c3h": ("red", "aa_gun"), "h3": ("blue", "fighter")}, turn="blue")
     state.apply(("h3", "g3"))

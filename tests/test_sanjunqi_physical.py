@@ -84,18 +84,18 @@ def test_scripted_game_with_a_landing_an_evasion_an_aa_interception_and_a_fort_s
     assert judged[0]["event"] == "move" and judged[0]["to"] == "f0"
     # 3. the missile is spent, the submarine slips away from i4 to i3
     miss = judged[2]
-    assert miss["outcome"] == "defender" and any("moves one step away, to i3" in n for n in miss["notices"])
-    assert {"station": "i3", "do": "put Blue's piece in hand here"} in fixups[0]["steps"]
-    assert {"station": "i4", "do": "take Red's piece off: it leaves the game"} in fixups[0]["steps"]
+    assert miss["outcome"] == "defender" and {"code": "notice.pushed", "params": {"station": "i4", "to": "i3"}} in miss["notices"]
+    assert {'station': 'i3', 'action': 'put_in_hand', 'owner': 'blue', 'by': 'blue', 'to': None, 'say': {'code': 'step.put_in_hand', 'params': {'station': 'i3', 'owner': 'blue'}}} in fixups[0]["steps"]
+    assert {'station': 'i4', 'action': 'remove', 'owner': 'red', 'by': 'red', 'to': None, 'say': {'code': 'step.remove', 'params': {'station': 'i4', 'owner': 'red'}}} in fixups[0]["steps"]
     # 4. AA fire: the fighter is shot down over c0, the AA gun is shown to everyone, b0 keeps its piece
     shot = judged[3]
     assert shot["outcome"] == "bounce" and shot["reveals"] == [{"station": "c0", "owner": "red", "piece": "aa_gun"}]
-    assert any("shoots down the aircraft flying over it" in n for n in shot["notices"])
+    assert any(n["code"] == "notice.shot_down_overhead" and n["params"]["station"] == "c0" for n in shot["notices"])
     # 8. the fort strikes the gunboat that came next to it: shown, and the gunboat is taken off g5
     fort = judged[7]
     assert fort["event"] == "move" and fort["reveals"] == [{"station": "f5", "owner": "red", "piece": "fort"}]
     last = [e for e in fixups if any(st["station"] == "g5" for st in e["steps"])]
-    assert last and "leaves the game" in last[-1]["steps"][0]["do"]
+    assert last and last[-1]["steps"][0]["action"] == "remove"
     assert kinds[-1] == "turn" and events[-1]["player"] == "red"
 
 

@@ -15,6 +15,7 @@ from test_web_api import csrf_of, post
 from test_web_leaks import check_all_routes
 from test_web_support import Game, sse_events
 
+from controller.messages import render
 from controller.referee.journal import EventError, Journal, check_event
 from controller.referee.replay import rebuild
 from controller.referee.table import open_table
@@ -80,8 +81,10 @@ def test_the_offer_goes_only_to_its_owner_and_names_no_hidden_rank(game: Game, c
     blue = client.get(f"/api/{_key(game, 'blue')}/state").get_json()
     [offer] = blue["reactions"]["offers"]
     assert (offer["guard"], offer["target"], offer["guard_piece"]) == (GUARD, TARGET, "aa_gun")
-    assert offer["text"] == f"Your AA Gun at {GUARD} may fire at the aircraft at {TARGET}"
-    assert (offer["accept"], offer["decline"]) == ("Fire", "Hold")
+    assert offer["say"] == {"code": "reaction.fire_at_aircraft", "params": {"owner": "blue", "piece": "aa_gun", "station": GUARD, "at": TARGET}}
+    assert render(offer["say"], "en", game.table.game) == f"Your AA Gun at {GUARD} may fire at the aircraft at {TARGET}"
+    assert render(offer["say"], "zh-Hans", game.table.game) == f"你在 {GUARD} 的高射炮可以向 {TARGET} 的飞机开火"
+    assert (render(offer["accept"], "en"), render(offer["decline"], "en")) == ("Fire", "Hold")
     assert blue["reactions"]["automatic"] is False
     # the target is only "the aircraft": which one (fighter or recon plane) blue has not been shown
     assert "fighter" not in json.dumps(offer) and "recon" not in json.dumps(offer)
@@ -95,7 +98,7 @@ def test_the_offer_goes_only_to_its_owner_and_names_no_hidden_rank(game: Game, c
     streams = {role: sse_events(client, f"/api/{key}/events?after={flight - 1}", last) for role, key in
                (("blue", _key(game, "blue")), ("red", _key(game, "red")), ("spectator", "public"))}
     told = [e for e in streams["blue"] if e["event"] == "offer"]
-    assert [e["offer"]["id"] for e in told] == [offer["id"]] and GUARD in told[0]["message"]
+    assert [e["offer"]["id"] for e in told] == [offer["id"]] and told[0]["say"]["params"]["offer"] == offer["say"]
     for role in ("red", "spectator"):
         heard = [e for e in streams[role] if "offer" in e or GUARD in json.dumps(e)]
         assert streams[role] and not heard, f"{role} heard of blue's offer: {heard}"
@@ -117,14 +120,14 @@ def test_firing_takes_the_aircraft_off_publicly_with_a_fixup_and_replays(game: G
     assert notice["event"] == "notice" and notice["reveals"] == [{"station": GUARD, "owner": "blue", "piece": "aa_gun"}]
     assert notice["removed"] == [{"station": TARGET, "owner": "red"}]
     fixup = game.session.log[-1].public
-    assert fixup["event"] == "fixup" and fixup["steps"] == [{"station": TARGET, "do": "take Red's piece off: it leaves the game"}]
+    assert fixup["event"] == "fixup" and [(s["station"], s["action"], s["owner"]) for s in fixup["steps"]] == [(TARGET, "remove", "red")]
     spectator = client.get("/api/public/state").get_json()
     assert spectator["guidance"]["steps"] == fixup["steps"]
     assert {"station": GUARD, "owner": "blue", "piece": "aa_gun", "uid": st.board[GUARD].uid, "public": True} in spectator["view"]["pieces"]
     # the referee waits for the board, then blue moves on
     assert game.session.status["turn"] == "blue"
     game.lay_out()
-    assert not game.session.recognizer.fixing and game.session.log[-1].public == {"event": "turn", "player": "blue"}
+    assert not game.session.recognizer.fixing and game.session.log[-1].public == {"event": "turn", "player": "blue", "say": {"code": "event.turn", "params": {"player": "blue"}}}
     game.move(*_quiet_move(game))
     assert game.table.state.ply == 2
     for role, key in (("spectator", "public"), ("red", _key(game, "red")), ("blue", _key(game, "blue"))):
@@ -150,7 +153,7 @@ def test_holding_is_private_and_journaled(game: Game, client) -> None:  # noqa: 
     assert game.table.state.board[TARGET].owner == "red" and not game.table.state.board[GUARD].public
     new = game.session.since(seq)
     assert [(e.public["event"], e.audience) for e in new] == [("reaction", ("blue",))]
-    assert "stays hidden" in new[0].public["message"]
+    assert new[0].public["say"] == {"code": "reaction.held", "params": {"owner": "blue", "piece": "aa_gun", "station": GUARD, "at": TARGET}}
     # the same offer cannot be answered twice
     again = _answer(client, game, "blue", {"offer": offer.id, "react": True})
     assert again.status_code == 409
@@ -164,7 +167,7 @@ def test_an_offer_lapses_when_its_seat_moves(game: Game, client) -> None:  # noq
     assert offers(game.table.state) == []
     closed = [e for e in game.session.log if e.public["event"] == "offer_closed"]
     assert [(e.public["offer"], e.audience) for e in closed] == [(offer.id, ("blue",))]
-    assert "you moved without answering" in closed[0].public["message"]
+    assert closed[0].public["reason"] == {"code": "reaction.closed_you_moved", "params": {}}
     assert client.get(f"/api/{_key(game, 'blue')}/state").get_json()["reactions"]["offers"] == []
     r = _answer(client, game, "blue", {"offer": offer.id, "react": True})
     assert r.status_code == 409 and "no open reaction offer" in r.get_json()["error"]
@@ -224,7 +227,7 @@ def test_react_automatically_is_a_journaled_standing_choice(game: Game, client) 
     st = game.table.state
     assert offers(st) == [] and TARGET not in st.board
     ruling = next(e for e in reversed(game.session.log) if e.ruling is not None)
-    assert any("shoots it down" in n for n in ruling.public["notices"])
+    assert any(n["code"] == "notice.engage" and n["params"]["at"] == TARGET for n in ruling.public["notices"])
     events = game.table.journal.events(game.table.game_id)
     assert [e.data for e in events if e.kind == "reaction"] == [{"action": "auto", "side": "blue", "auto": True}]
     assert view(rebuild(events), ARBITER) == view(st, ARBITER)

@@ -56,7 +56,8 @@ def test_injected_faults_give_mismatches_never_rulings_and_play_goes_on(game: st
     if len(script.game_sides) == 2:
         assert len(mismatches) == len(script.faults)
     for m in mismatches:
-        assert m["stations"] and m["message"].startswith("board mismatch")
+        assert m["stations"] and m["say"]["code"] == "event.mismatch"
+        assert [x["station"] for x in m["steps"]] == [d["station"] for d in m["stations"]]
 
 
 def _started(game: str, seed: int = 1, **kw) -> tuple[Session, SimBoard, list]:
@@ -107,7 +108,12 @@ def test_illegal_move_is_refused_and_nothing_changes() -> None:
     _step(board, session, t, "lift", bomb)
     _step(board, session, t, "place", target)
     illegal = [e for e in events if e["event"] == "illegal"]
-    assert illegal and illegal[-1]["from"] == bomb and "never moves" in illegal[-1]["reason"]
+    # everyone hears only "not allowed, put it back"; the mover's seat (and the arbiter) hear why
+    assert illegal and illegal[-1]["from"] == bomb and illegal[-1]["reason"] == {"code": "reason.not_allowed", "params": {"station": bomb}}
+    told = session.log[-1] if session.log[-1].public["event"] == "illegal" else next(e for e in reversed(session.log) if e.public["event"] == "illegal")
+    assert told.for_role("red")["reason"] == {"code": "reason.piece_immobile", "params": {"piece": "bomb", "station": bomb}}
+    assert told.for_role("arbiter")["reason"]["code"] == "reason.piece_immobile"
+    assert told.for_role("blue")["reason"]["code"] == told.for_role("spectator")["reason"]["code"] == "reason.not_allowed"
     assert state.ply == ply and state.turn == "red"
     # put it back: the referee is satisfied and red plays a legal move
     _step(board, session, t, "lift", target)
@@ -162,5 +168,6 @@ def test_mismatch_names_stations_and_what_they_should_hold() -> None:
     assert m["event"] == "mismatch"
     assert {d["station"] for d in m["stations"]} == {red_a, red_b}
     assert all(d["expected"] == "red" and d["found"] == "empty" for d in m["stations"])
-    assert f"put Red's piece back on {red_a}" in m["message"]
+    assert {"station": red_a, "action": "put_back", "owner": "red", "by": "red", "to": None,
+            "say": {"code": "step.put_back", "params": {"station": red_a, "owner": "red"}}} in m["steps"]
     assert blue in state.board

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.commands.script import run_script
+from controller.messages import render
 from controller.referee.journal import Journal
 from controller.referee.replay import rebuild
 from controller.referee.session import Session
@@ -47,11 +48,12 @@ def test_a_four_seat_game_through_facedown_script_with_a_seat_going_out():
     # blue loses its flag first and leaves; the game goes on without it, then purple's flag ends it
     history = script.state.history
     knocked = next(r for r in history if r.out)
-    assert knocked.out == (("blue", "Flag lost"),) and knocked.result is None
+    assert knocked.out == (("blue", {"code": "verdict.piece_lost", "params": {"piece": "flag", "side": "blue"}}),) and knocked.result is None
     # the pieces standing on the board; the flag taken in the clash is in the attacker's hand, its station the winner's
     cleared = sorted(r.station for r in knocked.removed if r.owner == "blue" and r.uid not in (knocked.mover_uid, knocked.defender_uid))
     notice = next(e for e in events if e["event"] == "notice" and e.get("out") == "blue")
-    assert notice["clear"] == cleared and len(cleared) > 1 and "Blue is out" in notice["message"]
+    assert notice["clear"] == cleared and len(cleared) > 1 and notice["say"]["code"] == "notice.out_clear"
+    assert render(notice["say"], "en", GAME).startswith("Blue is out (Blue's Flag lost): its pieces leave the board: ")
     fixup = events[events.index(notice) + 1]
     assert fixup["event"] == "fixup" and set(cleared) <= {s["station"] for s in fixup["steps"]}
     after = [e for e in events[events.index(notice):] if e["event"] in ("move", "attack")]
@@ -121,24 +123,24 @@ def _started(tmp_path, seed=5):
 
 def test_the_arbiter_puts_a_seat_out_the_board_is_cleared_and_the_journal_replays_it(tmp_path):
     session, board, events, journal, gid = _started(tmp_path)
-    assert events[-1] == {"event": "start", "player": "red"}
+    assert events[-1] == {"event": "start", "player": "red", "say": {"code": "event.start", "params": {"player": "red"}}}
     blue = sorted(s for s, p in session.state.board.items() if p.owner == "blue")
     session.put_out("red", "time rule")
     notice = next(e for e in events if e["event"] == "notice" and e.get("out") == "red")
-    assert notice["reason"] == "time rule" and len(notice["clear"]) == 25
+    assert notice["reason"] == {"code": "verdict.arbiter", "params": {"note": "time rule"}} and len(notice["clear"]) == 25
     fixup = events[events.index(notice) + 1]
     assert sorted(s["station"] for s in fixup["steps"]) == notice["clear"]
-    assert all(s["do"] == "take Red's piece off: it leaves the game" for s in fixup["steps"])
+    assert all((s["action"], s["owner"], s["by"]) == ("remove", "red", "red") for s in fixup["steps"])
     t = 100
     for station in notice["clear"]:
         t += 30
         board.lift(station, t)
         session.on_snapshot(board.tick(t + 25))
-    assert events[-2:] == [{"event": "fixup_done"}, {"event": "turn", "player": "blue"}]
+    assert [{k: v for k, v in e.items() if k != "say"} for e in events[-2:]] == [{"event": "fixup_done"}, {"event": "turn", "player": "blue"}]
     with pytest.raises(ValueError, match="already out"):
         session.put_out("red", "again")
     replayed = rebuild(journal.events(gid))
-    assert replayed.out == {"red": "time rule"} and replayed.turn == "blue"
+    assert replayed.out == {"red": {"code": "verdict.arbiter", "params": {"note": "time rule"}}} and replayed.turn == "blue"
     assert sorted(s for s, p in replayed.board.items() if p.owner == "blue") == blue
     assert not [p for p in replayed.board.values() if p.owner == "red"]
     session.put_out("green", "time rule")

@@ -183,7 +183,7 @@ def test_a_seat_whose_flag_is_taken_is_out_its_pieces_leave_and_its_turns_are_sk
     state = four_seats({"EB1": ("red", "commander"), "EC0": ("blue", "captain"), "NB1": ("green", "captain"),
                         "SC4": ("blue", "major"), "WB2": ("purple", "captain"), "SB3": ("red", "captain")})
     ruling = state.apply(("EB1", "EA1"))  # red takes blue's flag (its commander now stands in a headquarters)
-    assert ruling.out == (("blue", "Flag lost"),) and ruling.result is None
+    assert ruling.out == (("blue", {"code": "verdict.piece_lost", "params": {"piece": "flag", "side": "blue"}}),) and ruling.result is None
     assert {r.station for r in ruling.removed} == {"EA1", "EA0", "EC0", "SC4"}
     assert not [p for p in state.board.values() if p.owner == "blue"]
     assert ruling.next_turn == "green" and state.turn == "green"
@@ -214,19 +214,19 @@ def test_out_pieces_obstacles_leaves_them_standing_unattackable():
     state = four_seats({"EB1": ("red", "commander"), "SC4": ("blue", "major"), "SB4": ("red", "general"),
                         "NB1": ("green", "captain"), "WB2": ("purple", "captain")}, out_pieces="obstacles")
     ruling = state.apply(("EB1", "EA1"))
-    assert ruling.out == (("blue", "Flag lost"),) and [r.station for r in ruling.removed] == ["EA1"]
+    assert ruling.out == (("blue", {"code": "verdict.piece_lost", "params": {"piece": "flag", "side": "blue"}}),) and [r.station for r in ruling.removed] == ["EA1"]
     assert state.board["SC4"].owner == "blue"
     state.apply(("NB1", "NC1"))
     state.apply(("WB2", "WC2"))
     assert "SC4" not in state.destinations("SB4") and "SD4" not in state.destinations("SB4")
-    assert "obstacle" in (state.why_illegal(("SB4", "SC4")) or "")
+    assert state.why_illegal(("SB4", "SC4")) == {"code": "reason.obstacle", "params": {"station": "SC4", "owner": "blue"}}
 
 
 def test_a_seat_with_no_legal_move_is_out_by_default():
     state = four_seats({"SB1": ("red", "captain"), "EB1": ("blue", "captain"), "WB1": ("purple", "captain")})
     state.apply(("SB1", "SC1"))
     ruling = state.apply(("EB1", "EC1"))  # then green (only a flag and a mine) cannot move
-    assert ("green", "no legal move") in ruling.out
+    assert ("green", {"code": "verdict.no_move", "params": {"side": "green"}}) in ruling.out
     assert {r.station for r in ruling.removed} == {"NA0", "NA1"}
     assert state.turn == "purple"
 
@@ -236,13 +236,13 @@ def test_pass_while_ally_lets_a_stuck_seat_pass_until_its_ally_is_out():
                        no_moves="pass_while_ally")
     state.apply(("SB1", "SC1"))
     ruling = state.apply(("EB1", "EC1"))
-    assert ruling.out == () and state.turn == "purple" and "green has no legal move and passes" in dict(ruling.notices).values()
+    assert ruling.out == () and state.turn == "purple" and {"code": "notice.passes", "params": {"side": "green"}} in dict(ruling.notices).values()
     state.apply(("WB1", "WC1"))
     assert state.turn == "red"
     elim = state.put_out("red", "time")  # the arbiter: red is out, so green is alone and stuck
-    assert elim.out == (("red", "time"),) and elim.result is None and state.turn == "blue"
+    assert elim.out == (("red", {"code": "verdict.arbiter", "params": {"note": "time"}}),) and elim.result is None and state.turn == "blue"
     ruling = state.apply(("EC1", "EB1"))  # green's turn: alone, it is out, and its alliance has lost
-    assert ruling.out == (("green", "no legal move"),)
+    assert ruling.out == (("green", {"code": "verdict.no_move", "params": {"side": "green"}}),)
     assert ruling.result is not None and set(ruling.result.winners) == {"blue", "purple"}
 
 
@@ -250,7 +250,7 @@ def test_the_arbiter_puts_a_seat_out_and_the_turn_moves_on():
     state = four_seats({"SB1": ("red", "captain"), "EB1": ("blue", "captain"), "NB1": ("green", "captain"),
                         "WB1": ("purple", "captain")})
     elim = state.put_out("red", "time rule")
-    assert elim.out == (("red", "time rule"),) and elim.next_turn == "blue" == state.turn
+    assert elim.out == (("red", {"code": "verdict.arbiter", "params": {"note": "time rule"}}),) and elim.next_turn == "blue" == state.turn
     assert {r.station for r in elim.removed} == {"SA0", "SA1", "SB1"} and elim.result is None
     with pytest.raises(Exception, match="already out"):
         state.put_out("red", "again")

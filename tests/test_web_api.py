@@ -120,7 +120,7 @@ def test_setup_check_submit_and_secrecy(client, game: Game) -> None:  # noqa: AN
     zone = set(st["setup"]["zone"])
     assert "setup" not in client.get(f"/api/{blue}/state").get_json() or client.get(f"/api/{blue}/state").get_json()["setup"]["zone"] != st["setup"]["zone"]
     probs = post(client, red, "/setup/check", {"placement": {"zz9": "flag"}}, csrf).get_json()["problems"]
-    assert any(p["station"] == "zz9" and "no such station" in p["message"] for p in probs)
+    assert {"station": "zz9", "say": {"code": "setup.no_station", "params": {"station": "zz9"}}} in probs
     bad = post(client, red, "/setup", {"placement": {"a1": "flag"}}, csrf)
     assert bad.status_code == 422 and bad.get_json()["problems"]
     assert "red" not in game.table.state.deployments

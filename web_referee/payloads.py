@@ -28,7 +28,8 @@ def game_meta(game: GameDef) -> dict[str, Any]:
         "lines": [{"kind": ln.kind, "stations": list(ln.stations)} for ln in game.lines],
         "station_kinds": {k: {"passable": v.passable, "shelter": v.shelter, "frozen": v.frozen, "doc": v.doc}
                           for k, v in game.station_kinds.items()},
-        "pieces": [{"id": p.id, "name": p.name, "zh": p.zh, "count": p.count, "rank": p.rank} for p in game.pieces],
+        "pieces": [{"id": p.id, "name": p.name, "zh": p.zh, "zh_hans": p.zh_hans, "count": p.count, "rank": p.rank}
+                   for p in game.pieces],
         "home": {side: sorted(zones[side]) for side in game.sides},
     }
 
@@ -42,23 +43,26 @@ def event_for(ev: Published, role: str) -> dict[str, Any] | None:
     """One published event as ``role`` may receive it, or None if it is not for them."""
     if not may_receive(ev, role):
         return None
-    out = dict(ev.public)
+    out = ev.for_role(role)  # a refusal's detailed reason only for the mover and the arbiter (views.refusal_for)
     out["seq"] = ev.seq
     if ev.ruling is not None:
         out["ruling"] = redact_ruling(ev.ruling, role)
     return out
 
 
-def _guidance(log: list[Published], mismatch: Any) -> dict[str, Any] | None:
-    """What the players must do with the board now (the latest fix-up or mismatch not yet settled)."""
+def _guidance(log: list[Published], mismatch: Any, role: str) -> dict[str, Any] | None:
+    """What the players must do with the board now (the latest fix-up or mismatch not yet settled), as ``role``
+    may read it."""
     for ev in reversed(log):
         if ev.audience:
             continue
         kind = ev.public.get("event")
         if kind == "mismatch":
-            return {"kind": "mismatch", "message": ev.public.get("message", ""), "stations": ev.public.get("stations", [])} if mismatch else None
+            return {"kind": "mismatch", "say": ev.public.get("say"), "stations": ev.public.get("stations", []),
+                    "steps": ev.public.get("steps", [])} if mismatch else None
         if kind in _GUIDES:
-            return {"kind": kind, "message": ev.public.get("message", ""), "steps": ev.public.get("steps", [])}
+            public = ev.for_role(role)
+            return {"kind": kind, "say": public.get("say"), "steps": public.get("steps", [])}
         if kind in _SETTLED:
             return None
     return None
@@ -75,7 +79,7 @@ def state_for(table: Any, role: str) -> dict[str, Any]:
         last = redact_ruling(st.history[-1], role) if st.history else None
         log = session.log
         seq = log[-1].seq if log else 0
-        guidance = _guidance(log, status["mismatch"])
+        guidance = _guidance(log, status["mismatch"], role)
         snap = session.snapshot
         occupied = sorted(snap.occupied) if snap is not None else []
         snapshot_at = session.snapshot_at
@@ -107,6 +111,8 @@ def state_for(table: Any, role: str) -> dict[str, Any]:
             "deployed": role in deployed,
             "zone": sorted(game.setup.zones[game.setup.deploy_zone][role]),
             "allowed": {p.id: allowed_stations(game, role, p.id, options) for p in game.pieces},
+            # the private, random order this seat is asked for its pieces in (never in another role's payload)
+            "guided_order": session.guided_order(role) if role not in deployed else [],
         }
     if role == ARBITER:
         out["sensors"] = {

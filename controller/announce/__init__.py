@@ -42,12 +42,14 @@ def make_announcers(
     pin_factory: Any = None,
     lights: Mapping[str, int | str] | None = None,
     alert: int | str | None = None,
+    lang: str = "en",
 ) -> list[Announcer]:
     """Build announcers by name, in order.
 
     ``console``: a line per event on stdout; ``buzzer``: passive piezo on ``pin`` (pitches and rhythm);
     ``buzzer-plain``: active buzzer on ``pin`` (rhythm only); ``lights``: side LEDs on the ``lights``
     pins plus an optional ``alert`` LED; ``voice-zh`` / ``voice-en``: espeak-ng in Mandarin or English.
+    ``lang``: the console's language (``en``, ``zh-Hans``, ``zh-Hant``).
     If one cannot be built, those already built are closed and the error is raised.
     """
     unknown = [name for name in names if name not in ANNOUNCER_NAMES]
@@ -58,7 +60,7 @@ def make_announcers(
     try:
         for name in names:
             if name == "console":
-                built.append(ConsoleAnnouncer(game=game))
+                built.append(ConsoleAnnouncer(game=game, lang=lang))
             elif name in ("buzzer", "buzzer-plain"):
                 built.append(BuzzerAnnouncer(pin, tonal=name == "buzzer", pin_factory=pin_factory, sides=sides))
             elif name == "lights":

@@ -6,6 +6,8 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from controller.rules.say import Say, is_say, say
+
 #: Every public event kind, with the keys it must carry (optional keys such as ``ply`` are not listed).
 REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
     "start": ("player",),
@@ -19,7 +21,7 @@ REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
     "game_over": ("winners",),
     "paused": (),
     "resumed": (),
-    "notice": ("message",),
+    "notice": ("say",),
     # also published by the session: a seat's deployment accepted, the board's occupancy during setup,
     # and an arbiter's undo
     "setup": ("player", "status"),
@@ -62,7 +64,7 @@ def check_event(event: Mapping[str, Any]) -> str:
     if kind == "mismatch":
         _check_entries(event["stations"], kind, ("station", "found"))
     if kind == "fixup":
-        _check_entries(event["steps"], kind, ("station", "do"))
+        _check_entries(event["steps"], kind, ("station", "action"))
     if kind == "game_over" and (
         not isinstance(event["winners"], list | tuple) or not all(isinstance(w, str) for w in event["winners"])
     ):
@@ -92,3 +94,38 @@ def _check_entries(entries: Any, kind: str, keys: tuple[str, ...]) -> None:
     for entry in entries:
         if not isinstance(entry, Mapping) or any(key not in entry for key in keys):
             raise EventError(f"each {kind!r} entry needs {', '.join(keys)}; got {entry!r}")
+
+
+def event_say(event: Mapping[str, Any]) -> Say:
+    """The message object of a public event: its own ``say``, else one built from its structured fields (events
+    made by hand, or by an older publisher). Announcers render only this: the public form, never a private reason."""
+    if is_say(event.get("say")):
+        return event["say"]
+    kind = event.get("event")
+    ends = {"from": event.get("from"), "to": event.get("to")}
+    if kind in ("start", "turn"):
+        return say(f"event.{kind}", player=event.get("player"))
+    if kind == "move":
+        return say("event.move_hidden", player=event.get("player"), **ends)
+    if kind == "attack":
+        from controller.referee.steps import attack_say
+
+        return attack_say(event)
+    if kind == "illegal":
+        return say("event.illegal", player=event.get("player"), reason=say("reason.not_allowed", station=event.get("from")))
+    if kind == "mismatch":
+        return say("event.mismatch_stations", stations=[e.get("station") for e in event.get("stations", [])])
+    if kind == "fixup":
+        steps = [s["say"] for s in event.get("steps", []) if is_say(s.get("say"))]
+        return say("event.fixup", steps=steps) if steps else say("event.set_board")
+    if kind == "game_over":
+        winners = list(event.get("winners") or [])
+        reason = event.get("reason") if is_say(event.get("reason")) else say("verdict.unsaid")
+        if not winners:
+            return say("event.game_over_draw", reason=reason)
+        return say("event.game_over", winners=[say(f"side.{w}") for w in winners], reason=reason)
+    if kind == "setup":
+        return say("setup.registered" if event.get("status") == "registered" else "setup.rejected", player=event.get("player"), count=0)
+    if kind == "undo":
+        return say("event.undo", player=event.get("turn"), ply=event.get("ply", ""))
+    return say(f"event.{kind}")

@@ -31,6 +31,9 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from controller.announce.console import event_words
+from controller.announce.events import EventError
+from controller.messages import MessageError, render
 from controller.referee.session import Published
 from controller.rules import SPECTATOR, redact_ruling, view
 
@@ -72,7 +75,17 @@ def game_key(table: Any) -> str:
     return f"{table.game_id or 0}-{salt}"
 
 
-def public_status(table: Any, name: str, *, players: Mapping[str, str], clock: Any = None, web: str | None = None) -> dict[str, Any]:
+def _result_words(result: Mapping[str, Any] | None, game: Any, lang: str) -> dict[str, Any] | None:
+    if result is None:
+        return None
+    reason = result.get("reason")
+    if not isinstance(reason, Mapping):
+        return dict(result)
+    return {**result, "reason": render(dict(reason), lang, game), "verdict": reason}
+
+
+def public_status(table: Any, name: str, *, players: Mapping[str, str], clock: Any = None, web: str | None = None,
+                  lang: str = "en") -> dict[str, Any]:
     """The table's status as any spectator may know it (call with the session's lock held or from its thread)."""
     session = table.session
     st = session.state
@@ -94,7 +107,8 @@ def public_status(table: Any, name: str, *, players: Mapping[str, str], clock: A
         "waiting_for_board": status["waiting_for_board"],
         "mismatch": status["mismatch"],
         "setups": status["setups"],
-        "result": status["result"],
+        # the result's verdict in words for the dashboard (the club's language), and as a message object
+        "result": _result_words(status["result"], table.game, lang),
         "view": view(st, SPECTATOR),
         "last_ruling": redact_ruling(st.history[-1], SPECTATOR) if st.history else None,
         "last_event": dict(last_public.public) if last_public is not None else None,
@@ -114,8 +128,9 @@ class TableBus:
 
     def __init__(self, table: Any, broker: Broker, name: str, *, players: Mapping[str, str] | None = None,
                  clock: Any = None, web: str | None = None, outbox_size: int = 1000,
-                 client_factory: Callable[..., Any] = make_client) -> None:
+                 client_factory: Callable[..., Any] = make_client, lang: str = "en") -> None:
         self.table = table
+        self.lang = lang  # the feed's words: each event's public message rendered from this catalog
         self.broker = broker
         self.name = check_table_name(name)
         self.players = dict(players or {})
@@ -148,7 +163,8 @@ class TableBus:
         """The session's subscriber: queue the public event and wake the bus thread; O(1), no I/O, no waiting."""
         self._dirty = True
         if not ev.audience:
-            entry = _Pending({"table": self.name, "seq": ev.seq, **ev.public})
+            # only the public form ever reaches the feed: the structured event plus its words in the club's language
+            entry = _Pending({"table": self.name, "seq": ev.seq, **ev.public, "text": self._words(ev.public)})
             with self._out_lock:
                 if len(self.outbox) == self.outbox.maxlen and self.outbox[0].info is None:
                     self.dropped += 1  # never handed to paho: this one is gone (one already handed over still arrives)
@@ -157,13 +173,23 @@ class TableBus:
                 self._record_result({"winners": list(ev.public.get("winners") or []), "reason": ev.public.get("reason", "")})
         self._wake.set()
 
+    def _words(self, public: Mapping[str, Any]) -> str | None:
+        try:
+            return event_words(public, self.lang, self.table.game)
+        except (EventError, MessageError) as exc:  # a malformed event must not stop the feed
+            log.warning("table %s: no words for event %r: %s", self.name, public.get("event"), exc)
+            return None
+
     def _record_result(self, result: Mapping[str, Any]) -> None:
         table = self.table
         key = game_key(table)
+        reason = result.get("reason", "")
+        if isinstance(reason, Mapping):  # a verdict.* message object: the results sheet keeps its words
+            reason = render(dict(reason), self.lang, table.game)
         self.results[key] = {
             "table": self.name, "game_key": key, "game": table.game.id, "game_name": table.game.name,
             "sides": list(table.game.sides), "players": {s: self.players.get(s, "") for s in table.game.sides},
-            "winners": list(result.get("winners") or []), "reason": result.get("reason", ""),
+            "winners": list(result.get("winners") or []), "reason": reason,
             "plies": table.state.ply, "ended_at": round(time.time(), 3),
         }
         self._unsent.add(key)
@@ -265,7 +291,8 @@ class TableBus:
                 if self._dirty or (running and now - last_status >= STATUS_REFRESH_S):
                     self._dirty = False
                     with self.table.session.lock:
-                        status = public_status(self.table, self.name, players=self.players, clock=self.clock, web=self.web)
+                        status = public_status(self.table, self.name, players=self.players, clock=self.clock, web=self.web,
+                                               lang=self.lang)
                     self._publish(status_topic(self.name), status, retain=True)
                     last_status = now
                 self._flush_events()

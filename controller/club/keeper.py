@@ -11,8 +11,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from controller.referee.session import Published, Session
+from controller.rules.say import say
 
-from .clock import ClockError, GameClock, TimeControl, amount_words
+from .clock import ClockError, GameClock, TimeControl
 
 log = logging.getLogger(__name__)
 
@@ -111,9 +112,9 @@ class ClockKeeper:
                 if flagged:
                     self.clock.stop(now)
             for side, threshold in warnings:
-                session.notice(f"{side.capitalize()}: {amount_words(threshold)} left on the clock", clock=side, left_s=threshold)
+                session.notice(say("notice.clock_low", side=side, seconds=threshold), clock=side, left_s=threshold)
             if flagged and session.state.phase == "play":
-                session.end(self.winners_after_flag(flagged), f"{flagged.capitalize()}'s time ran out")
+                session.end(self.winners_after_flag(flagged), say("verdict.time_out", side=flagged))
 
     def winners_after_flag(self, flagged: str) -> tuple[str, ...]:
         """Who wins when ``flagged``'s time runs out, by the club's rule (allies of the flagged side lose with it)."""

@@ -29,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--setup", action="append", default=[], metavar="SIDE=FILE", help="a side's deployment (YAML/JSON {station: piece})")
     p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="house-rule option")
     p.add_argument("--announce", default="console", help="comma-separated announcers: console, buzzer, voice-zh, voice-en, none")
+    p.add_argument("--lang", default="en", choices=("en", "zh-Hans", "zh-Hant"), help="the console announcer's language (default en)")
     p.add_argument("--demo", action="store_true", help="simulated players lay out and play both sides (sim board only)")
     p.add_argument("--demo-side", action="append", default=[], metavar="SIDE", help="simulated player for this side only")
     p.add_argument("--pace", type=float, default=0.8, help="seconds between demo player actions")
@@ -171,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         from controller.announce import make_announcers
 
         pin = profile.pins.buzzer if profile is not None and profile.pins.buzzer is not None else None
-        for a in make_announcers(names, table.game, pin=pin):
+        for a in make_announcers(names, table.game, pin=pin, lang=args.lang):
             table.add_announcer(a)
     supervisor = table.supervise()  # from here on a failed journal write is a visible fault
     for item in args.setup:

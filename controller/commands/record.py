@@ -42,14 +42,36 @@ def _when(t: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(t)) if t is not None else "-"
 
 
-def result_text(result: dict[str, Any] | None) -> str:
-    """'red won: Flag lost', 'draw: no side can move', or 'unfinished'."""
+def words(message: Any, game: Any = None) -> str:
+    """A message object in English words (a record is read in English); older journals' sentences as they are."""
+    from controller.messages import MessageError, is_say, render
+
+    if not is_say(message):
+        return str(message)
+    try:
+        return render(message, "en", game)
+    except MessageError:
+        return str(message.get("code"))
+
+
+def _game(game_id: str) -> Any:
+    """The installed game ``game_id`` (for piece names), or None."""
+    from controller.rules import RulesError, load_game
+
+    try:
+        return load_game(game_id)
+    except RulesError:
+        return None
+
+
+def result_text(result: dict[str, Any] | None, game: Any = None) -> str:
+    """'red won: Blue's Flag lost', 'draw: no side can move', or 'unfinished'."""
     if result is None:
         return "unfinished"
     winners = result.get("winners") or []
     head = f"{', '.join(winners)} won" if winners else "draw"
     reason = result.get("reason")
-    return f"{head}: {reason}" if reason else head
+    return f"{head}: {words(reason, game)}" if reason else head
 
 
 def _open(args: argparse.Namespace) -> Journal:
@@ -98,10 +120,10 @@ def move_lines(events: list[Event], game: GameDef | None = None) -> tuple[GameSt
         if r["kind"] == "attack":
             target = f" {r['defender_piece']}" if "defender_piece" in r else ""
             line += f"  attacks{target}: {OUTCOME.get(r['outcome'], r['outcome'])}"
-        extras = [f"{o['side']} out ({o['reason']})" for o in r["out"]]
-        extras += list(r["notices"])
+        extras = [f"{o['side']} out ({words(o['reason'], after.game)})" for o in r["out"]]
+        extras += [words(n, after.game) for n in r["notices"]]
         if r["result"]:
-            extras.append(f"game over, {result_text(r['result'])}")
+            extras.append(f"game over, {result_text(r['result'], after.game)}")
         if extras:
             line += "; " + "; ".join(extras)
         lines.append(line)
@@ -126,7 +148,7 @@ def export_text(summary: GameSummary, events: list[Event], gdef: GameDef | None 
         f"Board:    {start.get('board', '-')}" + (f", profile {start['profile']}" if start.get("profile") else ""),
         f"Players:  {players}",
         f"Options:  {options}",
-        f"Result:   {result_text(result)}",
+        f"Result:   {result_text(result, game)}",
         "",
     ]
     if over:
@@ -163,7 +185,7 @@ def run_list(args: argparse.Namespace) -> int:
     if not games:
         print(f"no games recorded yet in {path}")
     for g in games:
-        print(f"{g.id:>5}  {g.game:<12} {_when(g.started)}  {g.moves:>4} moves  {result_text(g.result)}")
+        print(f"{g.id:>5}  {g.game:<12} {_when(g.started)}  {g.moves:>4} moves  {result_text(g.result, _game(g.game))}")
     return 0
 
 
@@ -177,7 +199,7 @@ def run_show(args: argparse.Namespace) -> int:
         final, lines = move_lines(events, game)
     except (JournalError, ReplayError, RulesError) as exc:
         return _fail(f"{args.journal or default_path()}: game {args.id}: {exc}" if isinstance(exc, ReplayError) else exc)
-    print(f"game {summary.id}: {final.game.name}, {_when(summary.started)}, {result_text(final.result.to_json() if final.result else None)}")
+    print(f"game {summary.id}: {final.game.name}, {_when(summary.started)}, {result_text(final.result.to_json() if final.result else None, final.game)}")
     for line in lines:
         print(line)
     return 0

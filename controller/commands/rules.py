@@ -42,6 +42,7 @@ def contract(game_id: str, options: dict | None = None) -> dict:
     """The `facedown rules --json` document: pieces and every attacker/defender outcome."""
     from controller.rules import load_game
     from controller.rules.clash import clash_matrix
+    from controller.rules.effects import clash_effects
 
     game = load_game(game_id)
     opts = game.resolve_options(options)
@@ -49,11 +50,29 @@ def contract(game_id: str, options: dict | None = None) -> dict:
     return {
         "game": game.id,
         "pieces": [
-            {"id": p.id, "name": p.name, "zh": p.zh, "count": p.count, "movable": p.movable, "can_attack": p.can_attack}
+            {"id": p.id, "name": p.name, "zh": p.zh, "zh_hans": p.zh_hans, "count": p.count, "movable": p.movable,
+             "can_attack": p.can_attack}
             for p in game.pieces
         ],
         "clash": clash_matrix(game, opts),
+        # where the engine's outcome is not the base one: per-situation outcomes and effects (docs/game-format.md)
+        "effects": clash_effects(game, opts),
     }
+
+
+def _effect_text(effect: dict) -> str:
+    """One clash effect of the contract, for the readable listing."""
+    kind = effect["effect"]
+    way = f" (moving along {', '.join(effect['along'])})" if "along" in effect else ""
+    if kind == "at":
+        return f"on {effect['station_kind']} stations: {effect['outcome']}"
+    if kind == "spared":
+        return f"{effect['outcome']}, the target cannot answer{way}"
+    if kind == "returns":
+        return f"the striker goes back to its station{way}"
+    if kind == "push":
+        return f"the {effect['piece']} moves one step away"
+    return "the defender is shown to the attacking side only"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,6 +100,13 @@ def run(args: argparse.Namespace) -> int:
     for i, a in enumerate(game.pieces, 1):
         row = doc["clash"][a.id]
         print(f"{i:>3}  " + "".join(f"{SYMBOL[row[d.id]]:>3}" for d in game.pieces) + f"   {a.zh} {a.name}")
+    if doc["effects"]:
+        print()
+        print("Where the engine's outcome is not the table's (row attacker, then defender):")
+        for a, row in doc["effects"].items():
+            for d, effects in row.items():
+                said = "; ".join(_effect_text(e) for e in effects)
+                print(f"  {a} -> {d}: {said}")
     print()
     print("Options (house rules):")
     for o in game.options.values():

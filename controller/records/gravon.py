@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape, quoteattr
 
+from controller.messages import refusal_words
 from controller.rules import GameState, RulesError, load_game, new_game
 
 from . import RecordError
@@ -219,13 +220,13 @@ def replay(game: GravonGame, options: Mapping[str, Any] | None = None, *, check_
         side = SIDES[(n - 1) % 2]
         said = f"{game.file}: move {n} ({side} {square_of(frm)}-{square_of(to)}, {frm}-{to})"
         if state.phase == "over":
-            raise RecordError(f"{said}: the game is already over ({state.result.reason if state.result else ''})")
+            raise RecordError(f"{said}: the game is already over ({state.result.reason.get('code') if state.result else ''})")
         if state.turn != side:
             raise RecordError(f"{said}: it is {state.turn}'s turn")
         try:
             state.apply((frm, to))
         except RulesError as exc:
-            raise RecordError(f"{said}: the engine refuses it: {exc}") from None
+            raise RecordError(f"{said}: the engine refuses it: {refusal_words(exc, state.game)}") from None
     if check_result:
         _check_result(game, state)
     return state
@@ -243,13 +244,13 @@ def _check_result(game: GravonGame, state: GameState) -> None:
         if got is None or list(got.winners) != winners or not took:
             raise RecordError(f"{said} does not match the replay: the last move does not take the loser's flag")
     elif game.result_type == 0:
-        if got is None or list(got.winners) != winners or "no legal move" not in got.reason:
+        if got is None or list(got.winners) != winners or got.reason.get("code") != "verdict.no_move":
             raise RecordError(f"{said} does not match the replay: the loser still has a legal move")
     elif game.result_type == 2:
         if got is None or got.winners:
             raise RecordError(f"{said} does not match the replay: a side can still move")
     elif got is not None:
-        raise RecordError(f"{said} does not match the replay: the engine already ended the game ({got.reason})")
+        raise RecordError(f"{said} does not match the replay: the engine already ended the game ({got.reason.get('code')})")
 
 
 def result_of(game: GravonGame) -> dict[str, Any]:
@@ -316,13 +317,13 @@ def _gravon_result(state: GameState, by_arbiter: bool) -> tuple[int, int]:
     result = state.result
     assert result is not None
     winner = SIDES.index(result.winners[0]) + 1 if len(result.winners) == 1 and result.winners[0] in SIDES else 3
-    reason = result.reason.lower()
+    code = result.reason.get("code")
     if by_arbiter:
         return (3 if winner != 3 else 4), winner
-    if "flag" in reason:
+    if code == "verdict.piece_lost" and result.reason.get("params", {}).get("piece") == "flag":
         return 1, winner
-    if "no legal move" in reason:
+    if code == "verdict.no_move":
         return 0, winner
-    if "no side can move" in reason:
+    if code == "verdict.nobody_moves":
         return 2, 3
     return (3 if winner != 3 else 4), winner

@@ -235,7 +235,19 @@ def _check_result(kind: str, result: Any) -> None:
     winners = _need(kind, result, "winners", list, "a list of sides (empty for a draw)")
     if not all(isinstance(w, str) for w in winners):
         raise EventError(f"{kind} event: 'winners' should list side names, not {winners!r}")
-    _need(kind, result, "reason", str, "a sentence")
+    _check_reason(kind, result)
+
+
+def _check_reason(kind: str, data: Mapping[str, Any]) -> None:
+    """A result's or an elimination's ``reason``: a message object ({"code": ..., "params": {...}}), or the
+    sentence older journals hold."""
+    if "reason" not in data:
+        raise EventError(f"{kind} event: missing 'reason' (a message object)")
+    reason = data["reason"]
+    if isinstance(reason, str) or (isinstance(reason, Mapping) and isinstance(reason.get("code"), str)
+                                   and isinstance(reason.get("params", {}), Mapping)):
+        return
+    raise EventError(f"{kind} event: 'reason' should be a message object, not {reason!r}")
 
 
 def _check_clock(kind: str, data: Mapping[str, Any]) -> None:
@@ -284,7 +296,7 @@ def check_event(kind: str, data: Any) -> None:
             _check_result(kind, data["result"])
         if action == "out":
             _need(kind, data, "side", str, "the side the arbiter puts out")
-            _need(kind, data, "reason", str, "a sentence")
+            _check_reason(kind, data)
         _check_clock(kind, data)
     elif kind == "result":
         _check_result(kind, data)

@@ -31,7 +31,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from controller.messages import refusal_words
 from controller.rules import GameDef, GameState, Result, RulesError, Ruling, new_game
+from controller.rules.say import note
 
 from .journal import Event
 
@@ -85,14 +87,16 @@ def effective(events: Iterable[Event]) -> list[Event]:
 
 
 def _result(seq: int, data: Any) -> Result:
-    if not isinstance(data, dict) or not isinstance(data.get("winners"), list) or not isinstance(data.get("reason"), str):
-        raise ReplayError(seq, f"a result needs 'winners' (a list) and 'reason' (a sentence), not {data!r}")
-    return Result(tuple(data["winners"]), data["reason"])
+    if not isinstance(data, dict) or not isinstance(data.get("winners"), list) or not isinstance(data.get("reason"), str | dict):
+        raise ReplayError(seq, f"a result needs 'winners' (a list) and 'reason' (a message object), not {data!r}")
+    return Result(tuple(data["winners"]), note(data["reason"]))
 
 
-def _end(state: GameState, result: Result) -> None:
-    state.result = result
-    state.phase = "over"
+def _end(state: GameState, result: Result, seq: int) -> None:
+    try:
+        state.end(result.winners, result.reason)
+    except RulesError as exc:
+        raise ReplayError(seq, f"cannot end the game: {exc}") from None
 
 
 def _start(ev: Event, gdef: GameDef | None = None) -> GameState:
@@ -134,23 +138,24 @@ def _step(state: GameState, ev: Event) -> Ruling | None:
         try:
             return state.apply((frm, to))
         except RulesError as exc:
-            raise ReplayError(ev.seq, f"the engine refuses {side}'s move {frm}-{to}: {exc}") from None
+            raise ReplayError(ev.seq, f"the engine refuses {side}'s move {frm}-{to}: {refusal_words(exc, state.game)}") from None
     if ev.kind == "reaction":
         _react(state, ev)
         return None
     if ev.kind == "arbiter" and data.get("action") == "out":
         try:
-            state.put_out(str(data.get("side")), str(data.get("reason")))
+            reason = data.get("reason")
+            state.put_out(str(data.get("side")), reason if isinstance(reason, dict) else str(reason))
         except RulesError as exc:
             raise ReplayError(ev.seq, f"the arbiter cannot put {data.get('side')} out: {exc}") from None
         return None
     if ev.kind == "arbiter":  # only "end" reaches here
-        _end(state, _result(ev.seq, data.get("result")))
+        _end(state, _result(ev.seq, data.get("result")), ev.seq)
         return None
     if ev.kind == "result":
         result = _result(ev.seq, data)
         if state.result is None:
-            _end(state, result)
+            _end(state, result, ev.seq)
         elif set(state.result.winners) != set(result.winners):
             said = ", ".join(result.winners) or "a draw"
             found = ", ".join(state.result.winners) or "a draw"

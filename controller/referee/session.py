@@ -6,16 +6,19 @@ to judge, records accepted moves in the journal, and tells the recognizer which 
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from controller.rules import SPECTATOR, GameState, IllegalMoveError, Move, Ruling, redact_ruling
+from controller.rules import SPECTATOR, GameState, Move, Result, Ruling, redact_ruling
 from controller.rules import reactions as _reactions
 from controller.rules.errors import RulesError, SetupProblem
+from controller.rules.say import Say, is_say, note, say
 from controller.rules.state import ALL
+from controller.rules.views import refusal_for
 from controller.sensing.base import Snapshot
 
 from .recognizer import (
@@ -28,6 +31,7 @@ from .recognizer import (
     Recognizer,
     Waiting,
 )
+from .steps import diff_step, fixup_steps, game_over_event, out_notice, ruling_say, step
 
 
 class ReactionRefused(ValueError):
@@ -70,6 +74,18 @@ class Published:
     public: dict[str, Any]
     ruling: Ruling | None = None
     audience: tuple[str, ...] = ()  # non-empty: only these seats (and the arbiter) may receive it
+    # what only some may know, for views.refusal_for to hand out: a refused move's detailed reason
+    detail: dict[str, Any] | None = None
+
+    def for_role(self, role: str) -> dict[str, Any]:
+        """The public part as ``role`` may receive it: a refusal's detailed reason only for the mover and the
+        arbiter (views.refusal_for decides); the caller checks the audience first."""
+        out = dict(self.public)
+        if self.detail is not None and "reason" in self.detail:
+            reason = refusal_for(self.detail["reason"], str(out.get("from")), str(out.get("player")), role)
+            out["reason"] = reason
+            out["say"] = say("event.illegal", player=out.get("player"), reason=reason)
+        return out
 
 
 @dataclass
@@ -113,9 +129,12 @@ class Session:
         self.clock: ClockHook | None = None  # a game clock whose readings are journaled with moves and arbiter actions
         self.recognizer = Recognizer({}, state.turn, use_tags=use_tags)
         self._offers_told: dict[int, _reactions.Offer] = {}  # open reaction offers already told to their seats
+        # guided setup: each seat's private order of pieces, random per seat and game (see guided_order)
+        self.setup_rng = random.Random()
+        self._guided: dict[str, list[str]] = {}
         if state.phase != "setup":
-            self._expect_whole_board("resumed: put the board as the referee expects it")
-            self._tell_offers("the game was resumed")
+            self._expect_whole_board("event.resumed_board")
+            self._tell_offers("reaction.closed_resumed")
 
     # ------------------------------------------------------------------ publishing
     def subscribe(self, fn: Callable[[Published], None]) -> None:
@@ -132,14 +151,17 @@ class Session:
         with self._lock:
             return self.log[max(seq, 0):]
 
-    def notice(self, message: str, **extra: Any) -> Published:
+    def notice(self, message: Say | str, **extra: Any) -> Published:
         """Publish a public notice (a clock running low...): announcers say it, pages show it, the club bus carries it.
-        ``extra`` must be public too (the notice goes to everyone)."""
+        ``message`` is a message object (a person's own words become ``notice.text``); ``extra`` must be public too
+        (the notice goes to everyone)."""
         with self._lock:
-            return self._publish({"event": "notice", "message": message, **extra})
+            said = message if is_say(message) else say("notice.text", text=str(message))
+            return self._publish({"event": "notice", "say": said, **extra})
 
-    def _publish(self, public: dict[str, Any], ruling: Ruling | None = None, audience: tuple[str, ...] = ()) -> Published:
-        event = Published(len(self.log) + 1, public, ruling, audience)
+    def _publish(self, public: dict[str, Any], ruling: Ruling | None = None, audience: tuple[str, ...] = (),
+                 detail: dict[str, Any] | None = None) -> Published:
+        event = Published(len(self.log) + 1, public, ruling, audience, detail)
         self.log.append(event)
         for fn in list(self._subscribers):
             fn(event)
@@ -160,14 +182,39 @@ class Session:
         """What the referee believes stands on the table now."""
         return {s: Occupant(p.owner, p.uid, self.uid_tags.get(p.uid)) for s, p in self.state.board.items()}
 
-    def _expect_whole_board(self, message: str) -> None:
+    def _expect_whole_board(self, why: str) -> None:
+        """Ask for the whole board as the referee expects it (``why``: a ``setup.*``/``event.*`` code)."""
         target = self.expected_board()
         self.recognizer.expect(target, self.state.turn, involved=None)
         self._status.waiting_for_board = True
         self._status.board_diff = ()
-        self._publish({"event": "fixup", "steps": [], "message": message})
+        self._publish({"event": "fixup", "steps": [], "say": say(why)})
+        self._feed()
+
+    def _feed(self) -> None:
+        """Show the recognizer the latest board reading again (after it was told what to expect)."""
         if self.snapshot is not None:
             self._handle(self.recognizer.feed(self.snapshot))
+
+    def _settle(self, steps: list[dict[str, Any]], *, result: Result | None = None, target: Mapping[str, Occupant] | None = None,
+                involved: frozenset[str] | None = None, must_lift: frozenset[str] = frozenset(), journal_result: bool = True,
+                asked: bool | None = None) -> None:
+        """After the engine changed the game: publish the fix-up ``steps`` the players must make, the result if the
+        game is over (journaled unless the caller's event already holds it), then tell the recognizer which board
+        to expect next (``target``: default the referee's board) and show it the latest reading. ``asked``: did
+        this ask the players to change the board (default: are there steps)."""
+        self._status.fixup_asked = bool(steps) if asked is None else asked
+        if steps:
+            self._publish({"event": "fixup", "steps": steps, "say": say("event.fixup", steps=[x["say"] for x in steps])})
+        if result is not None:
+            if journal_result:
+                self._journal("result", result.to_json())
+            self._publish(game_over_event(result))
+        if target is None and involved is None:
+            return
+        self.recognizer.expect(self.expected_board() if target is None else dict(target), self.state.turn,
+                               involved=involved, must_lift=must_lift)
+        self._feed()
 
     @property
     def status(self) -> dict[str, Any]:
@@ -193,19 +240,33 @@ class Session:
 
         with self._lock:
             if self.state.phase != "setup":
-                return [SetupProblem(None, "the game has already started")]
+                return [SetupProblem(None, "the game has already started", say("setup.already_started"))]
             if side in self.state.deployments:
-                return [SetupProblem(None, f"{side} has already deployed")]
+                return [SetupProblem(None, f"{side} has already deployed", say("setup.already_deployed", side=side))]
             problems = check_deployment(self.game, side, placement, self.state.options)
             if problems:
-                self._publish({"event": "setup", "player": side, "status": "rejected", "problems": [p.to_json() for p in problems]}, audience=(side,))
+                self._publish({"event": "setup", "player": side, "status": "rejected", "problems": [p.to_json() for p in problems],
+                               "say": say("setup.rejected", player=side, count=len(problems))}, audience=(side,))
                 return problems
             self._journal("deploy", {"side": side, "placement": dict(placement)})
             self.state.deploy(side, placement)
-            self._publish({"event": "setup", "player": side, "status": "registered"})
+            self._publish({"event": "setup", "player": side, "status": "registered", "say": say("setup.registered", player=side)})
             if self.state.phase != "setup":
-                self._expect_whole_board("lay out both deployments; play starts when the board matches")
+                self._expect_whole_board("setup.lay_out")
             return []
+
+    def guided_order(self, side: str) -> list[str]:
+        """The order in which ``side``'s seat is asked for its pieces in guided setup (one piece id per piece): a
+        fresh random order per seat and game, completable under the setup constraints, built once and told only
+        to that seat (never published)."""
+        from controller.rules.deploy import guided_order
+
+        with self._lock:
+            if side not in self.game.sides:
+                raise ValueError(f"no seat {side!r}; sides are {', '.join(self.game.sides)}")
+            if side not in self._guided:
+                self._guided[side] = guided_order(self.game, side, self.setup_rng, self.state.options)
+            return list(self._guided[side])
 
     # ------------------------------------------------------------------ snapshots in
     def on_snapshot(self, snap: Snapshot) -> None:
@@ -259,21 +320,19 @@ class Session:
             key = action.differences
             if key != self._status.mismatch:
                 self._status.mismatch = key
-                self._publish({
-                    "event": "mismatch",
-                    "stations": [d.to_json() for d in key],
-                    "message": _mismatch_message(key),
-                })
+                steps = [diff_step(d, mismatch=True) for d in key]
+                self._publish({"event": "mismatch", "stations": [d.to_json() for d in key], "steps": steps,
+                               "say": say("event.mismatch", steps=[x["say"] for x in steps])})
             return
         if isinstance(action, Waiting) and self._status.waiting_for_board and action.differences != self._status.board_diff:
             # laying out a setup, or resuming: say exactly which stations still differ
             self._status.board_diff = action.differences
-            self._publish({"event": "fixup", "steps": [_diff_step(d) for d in action.differences],
-                           "message": f"{len(action.differences)} station(s) differ from the referee's board"})
+            self._publish({"event": "fixup", "steps": [diff_step(d) for d in action.differences],
+                           "say": say("event.board_differs", count=len(action.differences))})
         if isinstance(action, Waiting | Idle):
             if self._status.mismatch is not None:
                 self._status.mismatch = None
-                self._publish({"event": "notice", "message": "the board is explainable again"})
+                self._publish({"event": "notice", "say": say("notice.board_explainable")})
             return
         self._status.mismatch = None
         if isinstance(action, FixupDone):
@@ -283,10 +342,11 @@ class Session:
             if was_waiting:
                 self._bind_tags()
             if self._status.fixup_asked or was_waiting:
-                self._publish({"event": "fixup_done"})
+                self._publish({"event": "fixup_done", "say": say("event.fixup_done")})
             self._status.fixup_asked = False
             if self.state.phase == "play":
-                self._publish({"event": "start" if was_waiting and self.state.ply == 0 else "turn", "player": self.state.turn})
+                kind = "start" if was_waiting and self.state.ply == 0 else "turn"
+                self._publish({"event": kind, "player": self.state.turn, "say": say(f"event.{kind}", player=self.state.turn)})
             return
         if isinstance(action, MoveAction | AttackAction):
             self._judge(action)
@@ -298,22 +358,24 @@ class Session:
         before = self.expected_board()
         move = Move(action.frm, action.to)
         side = st.turn
-        try:
-            ruling = st.apply(move)  # judged once; a refused move changes nothing
-        except IllegalMoveError as exc:
-            reason = exc.reason
+        spec = st.legal_spec(move)  # one pass of the move generator; a refused move pays for its reason
+        reason = None if spec is not None else st.why_illegal(move) or say("reason.not_legal", **{"from": move.frm, "to": move.to})
+        if reason is not None:
             self._journal("illegal", {"side": side, "from": move.frm, "to": move.to, "reason": reason})
-            self._publish({"event": "illegal", "player": side, "from": move.frm, "to": move.to, "reason": reason,
-                           "message": f"illegal: {reason}; put the piece back on {move.frm}"})
-            self._status.fixup_asked = True
-            self.recognizer.expect(before, side, involved=frozenset({move.frm, move.to}))
-            if self.snapshot is not None:
-                self._handle(self.recognizer.feed(self.snapshot))
+            public_reason = refusal_for(reason, move.frm, side, SPECTATOR)
+            self._publish({"event": "illegal", "player": side, "from": move.frm, "to": move.to, "reason": public_reason,
+                           "say": say("event.illegal", player=side, reason=public_reason)}, detail={"reason": reason})
+            self._settle([], target=before, involved=frozenset({move.frm, move.to}), asked=True)
             return
+        # write-ahead: the move is journaled before the engine's state moves on, so a journal that cannot take it
+        # leaves the game as it was (the journal and memory always agree)
         data: dict[str, Any] = {"side": side, "from": move.frm, "to": move.to}
         if self.clock is not None:  # the press is journaled with the move: a resumed game's clock goes on from here
-            data["clock"] = self.clock.press(side, st.turn if st.phase == "play" else None)
+            ahead = st.copy()
+            ahead.apply(move)  # look-ahead on a copy: whose time runs next
+            data["clock"] = self.clock.press(side, ahead.turn if ahead.phase == "play" else None)
         self._journal("move", data)
+        ruling = st.apply(move, spec=spec)  # judged legal above, on this very position
         public = redact_ruling(ruling, SPECTATOR)
         event: dict[str, Any] = {"event": ruling.kind, "player": side, "from": move.frm, "to": move.to, "ply": ruling.ply}
         if ruling.kind == "attack":
@@ -326,14 +388,15 @@ class Session:
             event["reveals"] = public["reveals"]
         if public["notices"]:
             event["notices"] = public["notices"]
+        event["say"] = ruling_say(event)
         self._publish(event, ruling)
         # every seat that goes out is announced, the last one before the game ends too (with more than two seats the
         # game can end because of it); only pieces standing on the board are named for clearing, never the pieces
         # of the clash itself (in a hand) or the station the winner now holds
         in_clash = (ruling.mover_uid, ruling.defender_uid)
         for out_side, why in ruling.out if ruling.result is None or len(self.game.sides) > 2 else ():
-            self._publish(_out_notice(out_side, why, [r for r in ruling.removed if r.owner == out_side and r.uid not in in_clash]))
-        self._tell_offers("a move was made without answering", mover=side)
+            self._publish(out_notice(out_side, why, [r for r in ruling.removed if r.owner == out_side and r.uid not in in_clash]))
+        self._tell_offers("reaction.closed_moved_on", mover=side)
         # the board as the players' hands left it, and the board the ruling asks for
         physical = dict(before)
         mover = physical.pop(move.frm)
@@ -341,47 +404,39 @@ class Session:
         target = self.expected_board()
         involved = {s for s in set(physical) | set(target) if physical.get(s) != target.get(s)} | {move.frm, move.to}
         must_lift = frozenset(s for s in physical if s in target and physical[s].uid != target[s].uid)
-        steps = _fixup_steps(physical, target, involved, mover)
+        steps = fixup_steps(physical, target, involved, mover)
         defender_gone = any(r.uid == ruling.defender_uid for r in ruling.removed)
-        if ruling.kind == "attack" and ruling.outcome in ("attacker", "both") and defender_gone:
-            steps.append({"station": move.to, "do": f"{_owner_name(ruling.defender_side)}'s piece in hand leaves the game"})
-        elif ruling.kind == "attack" and ruling.defender_uid not in {o.uid for o in target.values()} and not defender_gone:
-            # a hook kept it in play off the board (a flag now riding on its taker): the notices say where it goes
-            said = "; ".join(public["notices"]) or "the referee says where it goes"
-            steps.append({"station": move.to, "do": f"{_owner_name(ruling.defender_side)}'s piece in hand stays in play: {said}"})
+        if ruling.kind == "attack" and ruling.defender_side is not None:
+            if ruling.outcome in ("attacker", "both") and defender_gone:
+                steps.append(step(move.to, "in_hand_leaves", ruling.defender_side))
+            elif ruling.defender_uid not in {o.uid for o in target.values()} and not defender_gone:
+                # a hook kept it in play off the board (a flag now riding on its taker): the notices say where it goes
+                steps.append(step(move.to, "keep_in_hand", ruling.defender_side))
         if ruling.kind == "attack" and ruling.outcome in ("attacker", "defender") and st.options.get("winner_face_up"):
             winner_uid = ruling.mover_uid if ruling.outcome == "attacker" else ruling.defender_uid
             at = next((s for s, o in target.items() if o.uid == winner_uid), None)
-            if at is not None:
-                who = ruling.side if ruling.outcome == "attacker" else ruling.defender_side
-                steps.append({"station": at, "do": f"lay {_owner_name(who)}'s winning piece face-up (the game's rule)"})
-        self._status.fixup_asked = bool(steps)
-        if steps:
-            self._publish({"event": "fixup", "steps": steps, "message": "; ".join(f"{x['station']}: {x['do']}" for x in steps)})
-        if ruling.result is not None:
-            self._journal("result", ruling.result.to_json())
-            self._publish({"event": "game_over", "winner": ruling.result.winners[0] if len(ruling.result.winners) == 1 else None,
-                           "winners": list(ruling.result.winners), "reason": ruling.result.reason})
-        self.recognizer.expect(target, st.turn, involved=frozenset(involved), must_lift=must_lift)
-        if self.snapshot is not None:
-            self._handle(self.recognizer.feed(self.snapshot))
+            who = ruling.side if ruling.outcome == "attacker" else ruling.defender_side
+            if at is not None and who is not None:
+                steps.append(step(at, "face_up", who))
+        self._settle(steps, result=ruling.result, target=target, involved=frozenset(involved), must_lift=must_lift)
 
     # ------------------------------------------------------------------ optional reactions (reactions: ask)
     def _tell_offers(self, why: str, mover: str | None = None) -> None:
-        """Tell each seat privately of its reaction offers that opened, and of those that closed (``why``)."""
+        """Tell each seat privately of its reaction offers that opened, and of those that closed (``why``: a
+        ``reaction.closed_*`` code)."""
         st = self.state
         now = {o.id: o for o in _reactions.offers(st)} if st.phase == "play" else {}
         for oid, old in self._offers_told.items():
             if now.get(oid) != old:
-                reason = "you moved without answering" if mover == old.side else why
-                self._publish({"event": "offer_closed", "offer": oid, "player": old.side,
-                               "message": f"the chance to react from {old.guard} at {old.target} has passed: {reason}"},
+                reason = say("reaction.closed_you_moved" if mover == old.side else why)
+                self._publish({"event": "offer_closed", "offer": oid, "player": old.side, "reason": reason,
+                               "say": say("reaction.offer_closed", station=old.guard, at=old.target, reason=reason)},
                               audience=(old.side,))
         for oid, o in now.items():
             if self._offers_told.get(oid) != o:
                 told = _reactions.offer_view(st, o)
                 self._publish({"event": "offer", "player": o.side, "offer": told,
-                               "message": f"{told['text']}: answer on your page before you move"}, audience=(o.side,))
+                               "say": say("reaction.offer_open", offer=told["say"])}, audience=(o.side,))
         self._offers_told = now
 
     def answer_reaction(self, side: str, offer_id: int, accept: bool, *, target: str | None = None) -> dict[str, Any]:
@@ -413,34 +468,30 @@ class Session:
             if acted:
                 self._publish({
                     "event": "notice", "player": side, "reaction": offer.reaction, "from": offer.guard, "to": offer.target,
-                    "message": "; ".join(public_notices) or f"{_owner_name(side)} reacts from {offer.guard}",
+                    "say": say("event.notices", notices=public_notices) if public_notices
+                    else say("reaction.reacts", player=side, station=offer.guard),
                     "notices": public_notices,
                     "reveals": [{"station": r.station, "owner": r.owner, "piece": r.type} for r in done.reveals if ALL in r.to],
                     "removed": [{"station": r.station, "owner": r.owner} for r in done.removed],
                 })
                 for to, m in done.notices:
                     if to != ALL:
-                        self._publish({"event": "notice", "message": m}, audience=(to,))
+                        self._publish({"event": "notice", "say": m}, audience=(to,))
             else:
-                name = self.game.piece_by_id[told["guard_piece"]].name if told["guard_piece"] else "piece"
-                what = (f"you hold fire: your {name} at {offer.guard} stays hidden and the aircraft at {offer.target} stays"
-                        if not accept else "nothing to react to: the guard or the aircraft has moved on")
-                self._publish({"event": "reaction", "player": side, "offer": offer_id, "accepted": accept, "message": what},
+                what = (say("reaction.held", owner=side, piece=told["guard_piece"], station=offer.guard, at=offer.target)
+                        if not accept and told["guard_piece"] else say("reaction.nothing"))
+                self._publish({"event": "reaction", "player": side, "offer": offer_id, "accepted": accept, "say": what},
                               audience=(side,))
-            self._tell_offers("the aircraft is down")
+            self._tell_offers("reaction.closed_aircraft_down")
             target_board = self.expected_board()
             changed = {s for s in set(before) | set(target_board) if before.get(s) != target_board.get(s)}
             if changed:
-                steps = _fixup_steps(before, target_board, changed, Occupant(side, -1))
-                self._status.fixup_asked = True
-                self._publish({"event": "fixup", "steps": steps, "message": "; ".join(f"{x['station']}: {x['do']}" for x in steps)})
+                steps = fixup_steps(before, target_board, changed, Occupant(side, -1))
                 waiting = self.recognizer.fixup_target()
                 involved = self.recognizer.fixup_involved()
                 must_lift = frozenset(waiting[1] & set(target_board)) if waiting else frozenset()
-                self.recognizer.expect(target_board, st.turn, involved=None if involved is None else frozenset(involved | changed),
-                                       must_lift=must_lift)
-                if self.snapshot is not None:
-                    self._handle(self.recognizer.feed(self.snapshot))
+                self._settle(steps, target=target_board, must_lift=must_lift, asked=True,
+                             involved=None if involved is None else frozenset(involved | changed))
             return {"offer": offer_id, "accepted": accept, "acted": acted}
 
     def set_react_automatically(self, side: str, on: bool) -> None:
@@ -459,8 +510,7 @@ class Session:
             self._journal("reaction", {"action": "auto", "side": side, "auto": on})
             _reactions.set_auto(st, side, on)
             self._publish({"event": "auto_react", "player": side, "on": on,
-                           "message": "your optional reactions are taken at once from the next move" if on
-                           else "you are asked before each optional reaction"}, audience=(side,))
+                           "say": say("reaction.auto_on" if on else "reaction.auto_off")}, audience=(side,))
 
     # ------------------------------------------------------------------ arbiter
     def pause(self) -> None:
@@ -469,7 +519,7 @@ class Session:
                 return
             self._status.paused = True
             self._arbiter({"action": "pause"})
-            self._publish({"event": "paused"})
+            self._publish({"event": "paused", "say": say("event.paused")})
 
     def resume(self) -> None:
         with self._lock:
@@ -477,56 +527,45 @@ class Session:
                 return
             self._status.paused = False
             self._arbiter({"action": "resume"})
-            self._publish({"event": "resumed"})
+            self._publish({"event": "resumed", "say": say("event.resumed")})
             if self.state.phase == "play":
-                self._expect_whole_board("resumed: the board must match before play goes on")
+                self._expect_whole_board("event.resumed_board")
 
-    def end(self, winners: tuple[str, ...] | list[str], reason: str) -> None:
-        """The arbiter ends the game with this result (empty winners: a draw)."""
-        from controller.rules.state import Result
-
+    def end(self, winners: tuple[str, ...] | list[str], reason: Say | str) -> None:
+        """The arbiter ends the game with this result (empty winners: a draw); ``reason`` a ``verdict.*`` message
+        object, or the arbiter's own words (kept as ``verdict.arbiter``). Journaled first, then ended by the engine."""
         with self._lock:
             if self.state.phase == "over":
                 return
             unknown = [w for w in winners if w not in self.game.sides]
             if unknown:
                 raise ValueError(f"unknown side(s) {unknown}; sides are {', '.join(self.game.sides)}")
-            result = Result(tuple(winners), reason)
+            result = Result(tuple(winners), note(reason))
             self._arbiter({"action": "end", "result": result.to_json()})
-            self.state.result = result
-            self.state.phase = "over"
-            self._publish({"event": "game_over", "winner": winners[0] if len(winners) == 1 else None,
-                           "winners": list(winners), "reason": reason})
-            self._tell_offers("the game is over")
+            self.state.end(result.winners, result.reason)
+            self._settle([], result=self.state.result, journal_result=False)
+            self._tell_offers("reaction.closed_game_over")
 
-    def put_out(self, side: str, reason: str) -> None:
-        """The arbiter puts ``side`` out of the game (a club's time rule): journaled, then the referee says which
-        stations to clear and whose turn it is. Raises ValueError if the game is not in play or the side is out."""
-        from controller.rules import RulesError
-
+    def put_out(self, side: str, reason: Say | str) -> None:
+        """The arbiter puts ``side`` out of the game (a club's time rule; ``reason`` a message object or the
+        arbiter's own words): journaled, then the engine rules on it and the referee says which stations to clear
+        and whose turn it is. Raises ValueError if the game is not in play or the side is out."""
         with self._lock:
             st = self.state
             if st.phase != "play":
                 raise ValueError("the game is not in play")
-            try:
-                elim = st.put_out(side, reason)
-            except RulesError as exc:
-                raise ValueError(str(exc)) from None
-            self._arbiter({"action": "out", "side": side, "reason": reason})
-            for out_side, why in elim.out if elim.result is None or len(self.game.sides) > 2 else ():
-                self._publish(_out_notice(out_side, why, [r for r in elim.removed if r.owner == out_side]))
-            self._tell_offers(f"{_owner_name(side)} was put out")
-            steps = [{"station": r.station, "do": f"take {_owner_name(r.owner)}'s piece off: it leaves the game"} for r in elim.removed]
-            self._status.fixup_asked = bool(steps)
-            if steps:
-                self._publish({"event": "fixup", "steps": steps, "message": "; ".join(f"{x['station']}: {x['do']}" for x in steps)})
-            if elim.result is not None:
-                self._journal("result", elim.result.to_json())
-                self._publish({"event": "game_over", "winner": elim.result.winners[0] if len(elim.result.winners) == 1 else None,
-                               "winners": list(elim.result.winners), "reason": elim.result.reason})
-            self.recognizer.expect(self.expected_board(), st.turn, involved=frozenset(r.station for r in elim.removed))
-            if self.snapshot is not None:
-                self._handle(self.recognizer.feed(self.snapshot))
+            if side not in self.game.sides:
+                raise ValueError(f"{self.game.id} has no side {side!r}; sides are {', '.join(self.game.sides)}")
+            if side in st.out:
+                raise ValueError(f"{side} is already out")
+            why = note(reason)
+            self._arbiter({"action": "out", "side": side, "reason": why})
+            elim = st.put_out(side, why)
+            for out_side, out_why in elim.out if elim.result is None or len(self.game.sides) > 2 else ():
+                self._publish(out_notice(out_side, out_why, [r for r in elim.removed if r.owner == out_side]))
+            self._tell_offers("reaction.closed_side_out")
+            steps = [step(r.station, "remove", r.owner) for r in elim.removed]
+            self._settle(steps, result=elim.result, involved=frozenset(r.station for r in elim.removed))
 
     def undo(self, rebuild: Callable[[], GameState]) -> None:
         """Take back the last ruling: journaled (never erased); ``rebuild`` replays the journal into a new state."""
@@ -535,62 +574,7 @@ class Session:
                 raise ValueError("there is no ruling to undo")
             self._arbiter({"action": "undo"})
             self.state = rebuild()
-            self._publish({"event": "undo", "ply": self.state.ply, "turn": self.state.turn})
-            self._expect_whole_board("undo: put the board back as it was before the last ruling")
-            self._tell_offers("the arbiter took back the move")
-
-
-def _owner_name(side: str) -> str:
-    return side.capitalize()
-
-
-def _out_notice(side: str, why: str, removed: list[Any]) -> dict[str, Any]:
-    """The public notice that a side is out (the game goes on); its pieces' stations, never their kinds."""
-    stations = sorted(r.station for r in removed)
-    clear = ": its pieces leave the board" if stations else ""
-    return {"event": "notice", "message": f"{_owner_name(side)} is out ({why}){clear}", "out": side, "reason": why, "clear": stations}
-
-
-def _mismatch_message(diffs: tuple) -> str:
-    parts = []
-    for d in diffs:
-        if d.found == "empty":
-            parts.append(f"put {_owner_name(d.expected)}'s piece back on {d.station}")
-        elif d.found == "occupied":
-            parts.append(f"take the piece off {d.station}")
-        else:
-            parts.append(f"{d.station} holds the wrong piece: put {_owner_name(d.expected)}'s piece there")
-    return "board mismatch: " + "; ".join(parts)
-
-
-def _diff_step(d: Any) -> dict[str, str]:
-    if d.found == "empty":
-        return {"station": d.station, "do": f"put {_owner_name(d.expected)}'s piece here"}
-    if d.found == "occupied":
-        return {"station": d.station, "do": "take the piece off"}
-    return {"station": d.station, "do": f"wrong piece: put {_owner_name(d.expected)}'s expected piece here"}
-
-
-def _fixup_steps(physical: Mapping[str, Occupant], target: Mapping[str, Occupant], involved: set[str], mover: Occupant) -> list[dict[str, str]]:
-    steps = []
-    target_at = {o.uid: s for s, o in target.items()}
-    for s in sorted(involved):
-        p, t = physical.get(s), target.get(s)
-        if p == t:
-            continue
-        if p is not None and t is None:
-            dest = target_at.get(p.uid)
-            steps.append({"station": s, "do": f"return {_owner_name(p.owner)}'s piece to {dest}" if dest else f"take {_owner_name(p.owner)}'s piece off: it leaves the game"})
-        elif p is None and t is not None:
-            if t.uid == mover.uid:
-                continue  # said at the station it comes from
-            if t.uid not in {o.uid for o in physical.values()}:
-                # a piece in hand that the rules moved on (a submarine slipping one step away)
-                steps.append({"station": s, "do": f"put {_owner_name(t.owner)}'s piece in hand here"})
-                continue
-            steps.append({"station": s, "do": f"put {_owner_name(t.owner)}'s piece back"})
-        elif p is not None and t is not None:
-            dest = target_at.get(p.uid)
-            first = f"return {_owner_name(p.owner)}'s piece to {dest}" if dest else f"take {_owner_name(p.owner)}'s piece off (it leaves the game)"
-            steps.append({"station": s, "do": f"{first} and put {_owner_name(t.owner)}'s piece back"})
-    return steps
+            self._publish({"event": "undo", "ply": self.state.ply, "turn": self.state.turn,
+                           "say": say("event.undo", ply=self.state.ply, player=self.state.turn)})
+            self._expect_whole_board("event.undo_board")
+            self._tell_offers("reaction.closed_undo")

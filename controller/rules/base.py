@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .say import Say
+
 #: The audience "everyone at the table" in reveals and notices.
 ALL = "all"
 
@@ -59,5 +61,5 @@ class Pending:
 
     removed: list[Removal] = field(default_factory=list)
     reveals: list[Reveal] = field(default_factory=list)
-    notices: list[tuple[str, str]] = field(default_factory=list)
-    out: list[tuple[str, str]] = field(default_factory=list)  # (side, reason) a hook puts out of the game
+    notices: list[tuple[str, Say]] = field(default_factory=list)  # (audience, message object)
+    out: list[tuple[str, Say]] = field(default_factory=list)  # (side, reason) a hook puts out of the game

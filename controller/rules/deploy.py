@@ -55,3 +55,56 @@ def random_deployment(game: GameDef, side: str, rng: random.Random, options: Map
         if not failed and not check_deployment(game, side, placement, opts):
             return placement
     raise ValueError(f"could not build a valid deployment for {side} in {game.id}")
+
+
+def completable(game: GameDef, side: str, placement: Mapping[str, str], options: Mapping[str, Any] | None = None) -> bool:
+    """Can ``side``'s partial deployment ``placement`` still be completed under the setup constraints: is there a
+    station for every piece still to place (a matching of the pieces left to the free allowed stations)?"""
+    opts = game.resolve_options(options)
+    game = game.for_options(opts)
+    placed: dict[str, int] = {}
+    for pid in placement.values():
+        placed[pid] = placed.get(pid, 0) + 1
+    left = [p.id for p in game.pieces for _ in range(p.count - placed.get(p.id, 0))]
+    if any(p.count < placed.get(p.id, 0) for p in game.pieces):
+        return False
+    free = {pid: [s for s in allowed_stations(game, side, pid, opts) if s not in placement] for pid in {*left}}
+    taken: dict[str, int] = {}  # station -> index in ``left`` of the piece matched to it
+
+    def augment(i: int, seen: set[str]) -> bool:
+        for s in free[left[i]]:
+            if s in seen:
+                continue
+            seen.add(s)
+            if s not in taken or augment(taken[s], seen):
+                taken[s] = i
+                return True
+        return False
+
+    return all(augment(i, set()) for i in range(len(left)))
+
+
+def guided_order(game: GameDef, side: str, rng: random.Random, options: Mapping[str, Any] | None = None) -> list[str]:
+    """The private order in which a seat is asked for its pieces during guided setup: one piece id per piece, in a
+    fresh random order (so the order itself, or the board filling up in it, tells an onlooker nothing), checked to
+    be completable: placing the pieces in this order on stations that keep the deployment completable ends in a
+    deployment the rules accept (``check_deployment``). Raises ValueError if no such order is found."""
+    opts = game.resolve_options(options)
+    game = game.for_options(opts)
+    pieces = [p.id for p in game.pieces for _ in range(p.count)]
+    allowed = {p.id: allowed_stations(game, side, p.id, opts) for p in game.pieces}
+    for _attempt in range(20):
+        order = pieces[:]
+        rng.shuffle(order)
+        placement: dict[str, str] = {}
+        for pid in order:
+            spots = [s for s in allowed[pid] if s not in placement]
+            rng.shuffle(spots)
+            spot = next((s for s in spots if completable(game, side, {**placement, s: pid}, opts)), None)
+            if spot is None:
+                break
+            placement[spot] = pid
+        else:
+            if not check_deployment(game, side, placement, opts):
+                return order
+    raise ValueError(f"could not build a completable guided setup order for {side} in {game.id}")

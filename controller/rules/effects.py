@@ -7,12 +7,14 @@ resolves a clash; games that use none of these features see no change.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .base import ALL, Pending, Piece, Reveal
 from .clash import decide
 from .model import ClashRule, GameDef, MoveSpec
+from .say import say
 
 if TYPE_CHECKING:
     from .state import GameState
@@ -48,8 +50,53 @@ def clash_outcome(state: GameState, to: str, mover: Piece, defender: Piece, spec
     if _located(state.game):
         outcome = clash_rule(state, mover.type, defender.type, to)[0] or outcome
     if spec.spared:
-        outcome = {"defender": "bounce", "both": "attacker"}.get(outcome, outcome)
+        outcome = spared_outcome(outcome)
     return outcome
+
+
+def spared_outcome(outcome: str) -> str:
+    """The outcome of a ``spared`` strike (a bombardment the target cannot answer): a stronger target just stays
+    (bounce) and one that would take the striker with it goes alone (attacker)."""
+    return {"defender": "bounce", "both": "attacker"}.get(outcome, outcome)
+
+
+def clash_effects(game: GameDef, options: Mapping[str, Any]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """Where the engine's outcome of a clash is not just the clash matrix's: {attacker: {defender: [effect, ...]}}
+    for every pair some effect changes, judged by the functions ``GameState.apply`` uses (``decide`` on each kind
+    of station, ``spared_outcome``, the deciding rule's push and reveal, strike-and-return). Each effect is a dict:
+    ``{"effect": "at", "station_kind", "outcome"}`` (a proxy rank that holds only there), ``{"effect": "spared",
+    "outcome", "along", "max_steps"}`` (that way of attacking cannot be answered), ``{"effect": "returns", "along",
+    "max_steps"}`` (the striker goes back to its station), ``{"effect": "push", "piece": "attacker"|"defender"}``
+    (that piece moves one step away), ``{"effect": "shows_defender"}`` (shown to the attacking side only)."""
+    out: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    kinds = sorted({s.kind for s in game.stations})
+    for a in game.pieces:
+        if not a.can_attack:
+            continue
+        for d in game.pieces:
+            base, rule = decide(game.clash, game.piece_by_id, a.id, d.id, options)
+            if base in (None, "illegal"):
+                continue
+            found: list[dict[str, Any]] = []
+            for kind in kinds:
+                here = decide(game.clash, game.piece_by_id, a.id, d.id, options, kind)[0]
+                if here is not None and here != base:
+                    found.append({"effect": "at", "station_kind": kind, "outcome": here})
+            for spec in a.moves:
+                if not spec.attack or not spec.when.holds(options):
+                    continue
+                way = {"along": sorted(spec.along), "max_steps": spec.max_steps}
+                if spec.spared and spared_outcome(base) != base:
+                    found.append({"effect": "spared", "outcome": spared_outcome(base), **way})
+                if spec.returns and base in ("attacker", "bounce"):
+                    found.append({"effect": "returns", **way})
+            if rule is not None and rule.push in ("attacker", "defender"):
+                found.append({"effect": "push", "piece": rule.push})
+            if rule is not None and rule.show:
+                found.append({"effect": "shows_defender"})
+            if found:
+                out.setdefault(a.id, {})[d.id] = found
+    return out
 
 
 def after_clash(state: GameState, frm: str, to: str, mover: Piece, defender: Piece, spec: MoveSpec, outcome: str, pend: Pending) -> None:
@@ -59,15 +106,14 @@ def after_clash(state: GameState, frm: str, to: str, mover: Piece, defender: Pie
     if spec.returns and board.get(to) is mover and frm not in board:
         del board[to]
         board[frm] = mover
-        pend.notices.append((ALL, f"the piece from {frm} strikes {to} and goes back to {frm}"))
+        pend.notices.append((ALL, say("notice.strike_and_return", **{"from": frm, "to": to})))
     rule = clash_rule(state, mover.type, defender.type, to)[1]
     if rule is None or (outcome == "bounce" and intercepted(state, frm, to, mover, spec)):
         return
     if rule.show and board.get(to) is defender:
         defender.known_to.add(mover.owner)
         pend.reveals.append(Reveal(to, defender.uid, defender.owner, defender.type, (mover.owner,)))
-        name = state.game.piece_by_id[defender.type].name
-        pend.notices.append((mover.owner, f"your piece from {frm} finds a {name} on {to}, then flies back to {frm}"))
+        pend.notices.append((mover.owner, say("notice.recon_found", piece=defender.type, **{"from": frm, "to": to})))
     if rule.push == "defender":
         at = station_of(state, defender)
         if at is not None:
@@ -107,7 +153,7 @@ def push(state: GameState, piece: Piece, at: str, *, away_from: str | None, pend
     around = near or at
     options = [s for s in step_choices(state, piece, around) if s != at]
     if not options:
-        pend.notices.append((ALL, f"the piece on {at} has nowhere to go and stays on {at}"))
+        pend.notices.append((ALL, say("notice.push_blocked", station=at)))
         return None
     order = {s: i for i, s in enumerate(state.game.station_ids)}
     if choice in options:
@@ -122,5 +168,5 @@ def push(state: GameState, piece: Piece, at: str, *, away_from: str | None, pend
         dest = min(options, key=lambda s: (-dist(s) if away_from else dist(s), order[s]))
     del state.board[at]
     state.board[dest] = piece
-    pend.notices.append((ALL, f"the piece on {at} moves one step away, to {dest}: move it there"))
+    pend.notices.append((ALL, say("notice.pushed", station=at, to=dest)))
     return dest

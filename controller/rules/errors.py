@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class RulesError(Exception):
     """Base class of every error raised by the rules engine."""
@@ -26,11 +28,13 @@ class OptionError(RulesError, ValueError):
 
 
 class IllegalMoveError(RulesError, ValueError):
-    """The move is not legal in the current position; ``reason`` says why in a sentence."""
+    """The move is not legal in the current position; ``reason`` says why as a message object
+    (``{"code": "reason.*", "params": {...}}``: render it with ``controller.messages.render``)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: dict[str, Any]) -> None:
         self.reason = reason
-        super().__init__(reason)
+        params = ", ".join(f"{k}={v}" for k, v in sorted(reason.get("params", {}).items()))
+        super().__init__(f"{reason.get('code')} ({params})" if params else str(reason.get("code")))
 
 
 class SetupError(RulesError, ValueError):
@@ -42,13 +46,15 @@ class SetupError(RulesError, ValueError):
 
 
 class SetupProblem:
-    """One defect of a deployment: a station (or None for the whole army) and a sentence."""
+    """One defect of a deployment: a station (or None for the whole army), a sentence for an operator's error
+    message, and the same as a message object (``say``: a ``setup.*`` code) for players, in their language."""
 
-    __slots__ = ("station", "message")
+    __slots__ = ("station", "message", "say")
 
-    def __init__(self, station: str | None, message: str) -> None:
+    def __init__(self, station: str | None, message: str, say: dict[str, Any] | None = None) -> None:
         self.station = station
         self.message = message
+        self.say = say or {"code": "setup.problem", "params": {"text": message}}
 
     def __str__(self) -> str:
         return f"{self.station}: {self.message}" if self.station else self.message
@@ -62,8 +68,8 @@ class SetupProblem:
     def __hash__(self) -> int:
         return hash((self.station, self.message))
 
-    def to_json(self) -> dict[str, str | None]:
-        return {"station": self.station, "message": self.message}
+    def to_json(self) -> dict[str, Any]:
+        return {"station": self.station, "say": self.say}
 
 
 class GameOverError(RulesError):

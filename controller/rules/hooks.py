@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .base import ALL, Pending, Piece, Reveal
 from .errors import RulesError
+from .say import Say, say
 
 if TYPE_CHECKING:
     from .model import GameDef, MoveSpec
@@ -35,8 +36,8 @@ class Hook:
     def start(self, state: GameState) -> None:
         """Called once when play begins."""
 
-    def forbid(self, state: GameState, frm: str, to: str) -> str | None:
-        """A sentence if the move from ``frm`` to ``to`` is forbidden by this rule, else None."""
+    def forbid(self, state: GameState, frm: str, to: str) -> Say | None:
+        """Why the move from ``frm`` to ``to`` is forbidden by this rule (a ``reason.*`` message object), else None."""
         return None
 
     def intercepts(self, state: GameState, frm: str, to: str, mover: Piece, spec: MoveSpec) -> bool:
@@ -89,7 +90,7 @@ class TwoSquares(Hook):
                     return frozenset(stations[min(pos, i):max(pos, i) + 1])
         return frozenset((frm, to))
 
-    def forbid(self, state: GameState, frm: str, to: str) -> str | None:
+    def forbid(self, state: GameState, frm: str, to: str) -> Say | None:
         limit = state.options.get("two_squares")
         if limit is None:
             return None
@@ -99,8 +100,8 @@ class TwoSquares(Hook):
         run: Run | None = state.hook_data[self.name].get(piece.owner)
         if run and run.uid == piece.uid and run.length >= limit and frm in run.squares and to in run.squares:
             a, b = run.ends
-            where = f"between {a} and {b}" if len(run.squares) == 2 else f"within {a}-{b}"
-            return f"two-squares rule: this piece has already moved {run.length} times in a row {where}"
+            code = "reason.two_squares" if len(run.squares) == 2 else "reason.two_squares_range"
+            return say(code, count=run.length, station=frm, **{"from": a, "to": b})
         return None
 
     def after(self, state: GameState, ruling: Ruling, pending: Pending) -> None:
@@ -148,7 +149,7 @@ class MoreSquares(Hook):
         """The board as (station, owner, piece kind) triples, with the piece on ``frm`` moved to ``to`` if given."""
         return frozenset((to if station == frm else station, p.owner, p.type) for station, p in board.items())
 
-    def forbid(self, state: GameState, frm: str, to: str) -> str | None:
+    def forbid(self, state: GameState, frm: str, to: str) -> Say | None:
         if not state.options.get("more_squares", False):
             return None
         piece = state.board.get(frm)
@@ -163,7 +164,7 @@ class MoreSquares(Hook):
         if chase.last[0] == piece.uid and chase.last[1:] == (to, frm):
             return None
         if self.position(board, frm, to) in chase.positions:
-            return f"more-squares rule: {frm}-{to} goes on chasing into a position this chase has already had"
+            return say("reason.more_squares", station=frm, **{"from": frm, "to": to})
         return None
 
     def after(self, state: GameState, ruling: Ruling, pending: Pending) -> None:
@@ -231,16 +232,21 @@ class RevealFlagOnCommanderLoss(Hook):
     name = "reveal_flag_on_commander_loss"
     commander = "commander"
     flag = "flag"
+    notice = "notice.commander_lost_flag_shown"
 
     def after(self, state: GameState, ruling: Ruling, pending: Pending) -> None:
         for removal in ruling.removed:
             if removal.type != self.commander:
                 continue
+            if not any(r.uid == removal.uid and ALL in r.to for r in pending.reveals):
+                # showing the flag tells everyone the piece lost there was the commander: say so openly
+                pending.reveals.append(Reveal(removal.station, removal.uid, removal.owner, removal.type, (ALL,)))
             for station, piece in state.board.items():
                 if piece.owner == removal.owner and piece.type == self.flag and not piece.public:
                     piece.public = True
                     pending.reveals.append(Reveal(station, piece.uid, piece.owner, piece.type, (ALL,)))
-                    pending.notices.append((ALL, f"{removal.owner}'s commander is lost: its flag stands on {station}"))
+                    pending.notices.append((ALL, say(self.notice, side=removal.owner, piece=self.commander, station=station,
+                                                          flag_piece=self.flag)))
 
 
 class Registry(Mapping[str, Hook]):

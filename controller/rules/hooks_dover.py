@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .base import ALL, Pending, Piece, Removal, Reveal
 from .hooks import Hook
+from .say import Say, say
 
 if TYPE_CHECKING:
     from .state import GameState, Ruling
@@ -36,10 +37,6 @@ class CarriedFlag:
     type: str
 
 
-def _side(side: str) -> str:
-    return side.capitalize()
-
-
 def _station_of(state: GameState, uid: int) -> str | None:
     for station, piece in state.board.items():
         if piece.uid == uid:
@@ -47,10 +44,11 @@ def _station_of(state: GameState, uid: int) -> str | None:
     return None
 
 
-def _describe(state: GameState, piece: Piece, station: str) -> str:
+def _describe(state: GameState, piece: Piece, station: str) -> Say:
     """A piece as everyone may name it: its kind only when it is public."""
-    kind = state.game.piece_by_id[piece.type].name.lower() if piece.public else "piece"
-    return f"{_side(piece.owner)}'s {kind} on {station}"
+    if piece.public:
+        return say("notice.piece_on", owner=piece.owner, piece=piece.type, station=station)
+    return say("notice.hidden_piece_on", owner=piece.owner, station=station)
 
 
 class CarryFlag(Hook):
@@ -109,10 +107,14 @@ class CarryFlag(Hook):
         if station is None:  # pragma: no cover - the winner of a clash is always on the board
             return
         taker = state.board[station]
+        if state.options.get("reveal", "open") != "open":
+            taken_from = None  # the sunken carrier was not shown: do not name it
         for f in flags:
-            source = "" if taken_from is None else f" from the sunken {state.game.piece_by_id[taken_from].name.lower()}"
-            verb = "takes back" if f.owner == taker.owner else "takes"
-            pending.notices.append((ALL, f"{_describe(state, taker, station)} {verb} {_side(f.owner)}'s flag{source}: put the flag on it"))
+            code = "notice.flag_taken_back" if f.owner == taker.owner else "notice.flag_taken"
+            if taken_from is not None:
+                code += "_from_sunk"
+            pending.notices.append((ALL, say(code, taker=_describe(state, taker, station), side=f.owner, flag_piece=f.type,
+                                             sunk_piece=taken_from)))
 
     def _drop(self, state: GameState, ruling: Ruling, pending: Pending, flags: tuple[CarriedFlag, ...], sank_at: str) -> None:
         """Flags whose carrier sank with nobody winning: back to their base, or where the carrier sank."""
@@ -127,14 +129,14 @@ class CarryFlag(Hook):
             dest = next((s for s in candidates if s not in state.board and state.topo.passable[s]), None)
             if dest is None:  # pragma: no cover - needs more flags on one carrier than two sides can give
                 pending.removed.append(Removal(sank_at, f.uid, f.owner, f.type))
-                pending.notices.append((ALL, f"{_side(f.owner)}'s flag sank with its carrier and leaves the game"))
+                pending.notices.append((ALL, say("notice.flag_sank", side=f.owner, flag_piece=f.type)))
                 continue
             piece = Piece(f.uid, f.type, f.owner)
             piece.public = True
             state.board[dest] = piece
             pending.reveals.append(Reveal(dest, f.uid, f.owner, f.type, (ALL,)))
-            where = "goes back to its base on" if dest not in (sank_at, ruling.frm, ruling.to) else "is set down on"
-            pending.notices.append((ALL, f"{_side(f.owner)}'s flag lost its carrier and {where} {dest}: put the flag there"))
+            code = "notice.flag_back_to_base" if dest not in (sank_at, ruling.frm, ruling.to) else "notice.flag_set_down"
+            pending.notices.append((ALL, say(code, side=f.owner, station=dest, flag_piece=f.type)))
 
     def _check_home(self, state: GameState, pending: Pending, *, both: bool) -> None:
         """Put out every side whose flag an enemy has brought to that enemy's base."""
@@ -164,7 +166,7 @@ class CarryFlag(Hook):
             for f, station in brought:
                 if f.owner not in already:
                     already.add(f.owner)
-                    pending.out.append((f.owner, f"{_side(side)} brought {_side(f.owner)}'s flag to its base ({station})"))
+                    pending.out.append((f.owner, say("verdict.flag_home", by=side, side=f.owner, station=station, flag_piece=f.type)))
 
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from .base import ALL, Pending, Piece, Removal, Reveal
 from .hooks import Hook, RevealFlagOnCommanderLoss
+from .say import say
 
 if TYPE_CHECKING:
     from .state import GameState, Ruling
@@ -71,9 +72,8 @@ class WolfPack(Hook):
             pending.removed.append(Removal(station, carrier.uid, carrier.owner, carrier.type))
             del state.board[station]
             state.quiet_plies = 0
-            name = state.game.piece_by_id[self.target].name
-            pending.notices.append((ALL, f"wolf pack: {hunter_side}'s boats on {', '.join(sorted(where))} surround "
-                                         f"{carrier.owner}'s {name} on {station} and sink it; take it off {station}"))
+            pending.notices.append((ALL, say("notice.wolf_pack", by=hunter_side, stations=sorted(where), owner=carrier.owner,
+                                             piece=self.target, station=station)))
 
 
 class AntiSubDetects(Hook):
@@ -114,8 +114,7 @@ class AntiSubDetects(Hook):
             if p.public:
                 continue
             _show(state, s, p, pending)
-            name = state.game.piece_by_id[p.type].name
-            pending.notices.append((ALL, f"an anti-submarine plane has found {p.owner}'s {name} on {s}: it is shown"))
+            pending.notices.append((ALL, say("notice.anti_sub_found", owner=p.owner, piece=p.type, station=s)))
 
 
 class RevealFlagOnFlagshipLoss(RevealFlagOnCommanderLoss):
@@ -124,15 +123,4 @@ class RevealFlagOnFlagshipLoss(RevealFlagOnCommanderLoss):
     name = "reveal_flag_on_flagship_loss"
     commander = "flagship"
     flag = "flag"
-
-    def after(self, state: GameState, ruling: Ruling, pending: Pending) -> None:
-        shown = len(pending.reveals)
-        super().after(state, ruling, pending)
-        if len(pending.reveals) == shown:
-            return
-        # the base hook's notice names the commander; say it in this game's words
-        pending.notices[:] = [
-            (to, msg.replace("'s commander is lost", "'s flagship is sunk: a small loss (小輸)")) if to == ALL else (to, msg)
-            for to, msg in pending.notices
-        ]
-
+    notice = "notice.flagship_sunk_flag_shown"  # said in this game's words: a small loss (小輸)

@@ -352,7 +352,7 @@ def _pieces(r: _Reader, raw: Any, movements: Mapping[str, tuple[MoveSpec, ...]],
     seen: set[str] = set()
     for i, item in enumerate(r.seq(raw, "pieces", nonempty=True)):
         where = f"pieces[{i}]"
-        spec = r.mapping(item, where, allowed={"id", "name", "zh", "count", "counts", "rank", "moves", "can_attack", "doc"}, required={"id", "name", "zh", "count"})
+        spec = r.mapping(item, where, allowed={"id", "name", "zh", "zh_hans", "count", "counts", "rank", "moves", "can_attack", "doc"}, required={"id", "name", "zh", "count"})
         pid = r.ident(spec["id"], _join(where, "id"))
         if pid in seen:
             raise r.fail(_join(where, "id"), f"expected a new piece id, {pid!r} is used twice")
@@ -380,6 +380,7 @@ def _pieces(r: _Reader, raw: Any, movements: Mapping[str, tuple[MoveSpec, ...]],
             can_attack=can_attack,
             doc=r.text(spec.get("doc", ""), _join(where, "doc")),
             counts=_counts(r, spec.get("counts", []), _join(where, "counts"), options),
+            zh_hans=r.text(spec.get("zh_hans", spec["zh"]), _join(where, "zh_hans")),
         ))
     return tuple(out)
 

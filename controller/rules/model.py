@@ -86,13 +86,14 @@ class PieceType:
 
     id: str
     name: str
-    zh: str
+    zh: str  # as the rule source writes it (most sources: Traditional)
     count: int
     rank: int | None
     moves: tuple[MoveSpec, ...]
     can_attack: bool
     doc: str = ""
     counts: tuple[tuple[Condition, int], ...] = ()  # option-dependent counts: the first whose condition holds wins
+    zh_hans: str = ""  # the name in Simplified Chinese (the game file's ``zh_hans``; ``zh`` when the file has none)
 
     @property
     def movable(self) -> bool:

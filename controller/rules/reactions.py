@@ -26,6 +26,7 @@ from .base import ALL, Pending, Piece, Removal, Reveal
 from .effects import clash_rule, push, station_of
 from .errors import RulesError
 from .hooks import Hook
+from .say import Say, say
 
 if TYPE_CHECKING:
     from .model import MoveSpec
@@ -56,11 +57,7 @@ class Answered:
     accepted: bool
     removed: tuple[Removal, ...] = ()
     reveals: tuple[Reveal, ...] = ()
-    notices: tuple[tuple[str, str], ...] = ()
-
-
-def _name(state: GameState, piece: Piece) -> str:
-    return state.game.piece_by_id[piece.type].name
+    notices: tuple[tuple[str, Say], ...] = ()
 
 
 def _show_all(state: GameState, station: str, piece: Piece, pend: Pending) -> None:
@@ -124,10 +121,10 @@ class Engage:
     aircraft: tuple[str, ...]
     steps: int = 2
     optional: bool = True
-    # how an offer is put to its owner: "Your AA gun at e4 {ask} g4: [accept] [decline]"
-    ask: str = "may fire at the aircraft at"
-    accept: str = "Fire"
-    decline: str = "Hold"
+    # how an offer is put to its owner (catalog keys): "Your AA gun at e4 may fire at the aircraft at g4: [Fire] [Hold]"
+    ask: str = "reaction.fire_at_aircraft"
+    accept: str = "reaction.fire"
+    decline: str = "reaction.hold"
 
     def can_reach(self, state: GameState, guard_at: str, target_at: str) -> bool:
         lines = self.reach[state.board[guard_at].type]
@@ -185,8 +182,8 @@ class Reactions(Hook):
                 guard = state.board[below]
                 _show_all(state, below, guard, pending)
                 _remove(state, at, pending)
-                pending.notices.append((ALL, f"{_side(guard.owner)}'s {_name(state, guard)} on {below} shoots down the aircraft flying over it; "
-                                             f"take {_side(mover.owner)}'s piece off {at}"))
+                pending.notices.append((ALL, say("notice.shot_down_overhead", owner=guard.owner, piece=guard.type, station=below,
+                                                 target_side=mover.owner, at=at)))
                 return
         if at == ruling.frm:
             return  # it did not come anywhere new
@@ -210,8 +207,8 @@ class Reactions(Hook):
                     offer = Offer(data["next"], guard.owner, e.name, g_at, at, guard.uid, mover.uid, state.ply)
                     data["next"] += 1
                     data["offers"] = (*data["offers"], offer)
-                    pending.notices.append((guard.owner, f"your {_name(state, guard)} on {g_at} may engage the aircraft on {at}: "
-                                                         f"answer before you move (offer {offer.id})"))
+                    pending.notices.append((guard.owner, say("notice.may_engage", owner=guard.owner, piece=guard.type, station=g_at, at=at,
+                                                                 offer=offer.id)))
                     continue
                 self._engage(state, g_at, guard, at, pending)
                 return
@@ -221,12 +218,8 @@ class Reactions(Hook):
         if outcome in (None, "illegal"):
             return
         _show_all(state, g_at, guard, pend)
-        what = {"attacker": f"{_side(target.owner)}'s piece on {at} is destroyed: take it off",
-                "defender": f"the {_name(state, guard)} is destroyed: take it off {g_at}",
-                "both": f"both are destroyed: take the pieces off {g_at} and {at}",
-                "bounce": "no effect"}[outcome]
-        pend.notices.append((ALL, f"{_side(guard.owner)}'s {_name(state, guard)} on {g_at} strikes the piece that came next to it on {at} "
-                                  f"and returns: {what}"))
+        pend.notices.append((ALL, say(f"notice.strike_{outcome}", owner=guard.owner, piece=guard.type, station=g_at, at=at,
+                                      target_side=target.owner)))
         if outcome in ("attacker", "both"):
             _remove(state, at, pend)
         if outcome in ("defender", "both"):
@@ -239,12 +232,11 @@ class Reactions(Hook):
         aircraft = state.board[at]
         home = state.board.get(g_at)
         if home is not None and home is not guard and state.enemies(home.owner, guard.owner):
-            pend.notices.append((ALL, f"{_side(guard.owner)}'s {_name(state, guard)} from {g_at} engages the aircraft on {at} but its "
-                                      f"station is taken: it is destroyed"))
+            pend.notices.append((ALL, say("notice.engage_station_taken", owner=guard.owner, piece=guard.type, station=g_at, at=at)))
             return
         _remove(state, at, pend)
-        pend.notices.append((ALL, f"{_side(guard.owner)}'s {_name(state, guard)} on {g_at} goes out to the aircraft on {at}, shoots it "
-                                  f"down and returns: take {_side(aircraft.owner)}'s piece off {at}"))
+        pend.notices.append((ALL, say("notice.engage", owner=guard.owner, piece=guard.type, station=g_at, at=at,
+                                      target_side=aircraft.owner)))
 
     # ------------------------------------------------------------------ asking
     def offers(self, state: GameState, side: str | None = None) -> list[Offer]:
@@ -263,14 +255,13 @@ class Reactions(Hook):
 
     def offer_view(self, state: GameState, offer: Offer) -> dict[str, Any]:
         """The offer as its owner may see it: its own guard's station and kind, the target's station only, the
-        reaction in words and the two answers' labels."""
+        reaction and the two answers' labels as message objects (``say``, ``accept``, ``decline``)."""
         engage = next((e for e in self.engages if e.name == offer.reaction), None)
         guard = state.board.get(offer.guard)
         kind = guard.type if guard is not None and guard.uid == offer.guard_uid else None
-        name = state.game.piece_by_id[kind].name if kind else "piece"
-        ask = engage.ask if engage else "may react to the piece on"
-        return {**offer.to_json(), "guard_piece": kind, "text": f"Your {name} at {offer.guard} {ask} {offer.target}",
-                "accept": engage.accept if engage else "React", "decline": engage.decline if engage else "Hold"}
+        ask = engage.ask if engage is not None and kind is not None else "reaction.react_to"
+        return {**offer.to_json(), "guard_piece": kind, "say": say(ask, owner=offer.side, piece=kind, station=offer.guard, at=offer.target),
+                "accept": say(engage.accept if engage else "reaction.react"), "decline": say(engage.decline if engage else "reaction.hold")}
 
     def answer(self, state: GameState, side: str, offer_id: int, accept: bool) -> Answered:
         data = self._data(state)
@@ -285,10 +276,6 @@ class Reactions(Hook):
             # one aircraft, one shot: other offers against it lapse
             data["offers"] = tuple(o for o in data["offers"] if o.target_uid != offer.target_uid)
         return Answered(offer, accept, tuple(pend.removed), tuple(pend.reveals), tuple(pend.notices))
-
-
-def _side(side: str) -> str:
-    return side.capitalize()
 
 
 def reactions_hook(state: GameState) -> Reactions | None:

@@ -14,6 +14,7 @@ from .effects import after_clash, clash_outcome, open_stations
 from .errors import GameOverError, IllegalMoveError, RulesError, SetupError
 from .hooks import HOOKS
 from .model import GameDef, MoveSpec
+from .say import Say, note, say
 from .setup import check_deployment
 from .topology import topology_for
 
@@ -33,7 +34,7 @@ class Result:
     """How the game ended: the winning sides (empty for a draw) and why."""
 
     winners: tuple[str, ...]
-    reason: str
+    reason: Say  # a ``verdict.*`` message object
 
     @property
     def draw(self) -> bool:
@@ -60,8 +61,8 @@ class Ruling:
     outcome: str | None = None  # attacker | defender | both | bounce
     removed: tuple[Removal, ...] = ()
     reveals: tuple[Reveal, ...] = ()
-    notices: tuple[tuple[str, str], ...] = ()  # (audience: 'all' or a side, message)
-    out: tuple[tuple[str, str], ...] = ()  # (side, reason) knocked out by this ruling
+    notices: tuple[tuple[str, Say], ...] = ()  # (audience: 'all' or a side, message object)
+    out: tuple[tuple[str, Say], ...] = ()  # (side, reason) knocked out by this ruling
     result: Result | None = None
     next_turn: str | None = None
     known: tuple[tuple[int, tuple[str, ...]], ...] = ()  # after the ruling, who may know the clash pieces ('all' = public)
@@ -72,10 +73,10 @@ class Elimination:
     """A side put out of the game by the arbiter (a club's time rule), not by a move: who, why, and what followed."""
 
     side: str
-    reason: str
+    reason: Say
     removed: tuple[Removal, ...] = ()  # pieces that left the board with it (option ``out_pieces: removed``)
-    notices: tuple[tuple[str, str], ...] = ()
-    out: tuple[tuple[str, str], ...] = ()  # every side out because of it: this one, then any left with no move
+    notices: tuple[tuple[str, Say], ...] = ()
+    out: tuple[tuple[str, Say], ...] = ()  # every side out because of it: this one, then any left with no move
     result: Result | None = None
     next_turn: str | None = None
 
@@ -103,7 +104,7 @@ class GameState:
         self.deployments: dict[str, dict[str, str]] = {}
         self.order = turn_order(game, self.options)
         self.turn = self.order[0]
-        self.out: dict[str, str] = {}  # side -> reason
+        self.out: dict[str, Say] = {}  # side -> reason (a verdict.* message object)
         self.ply = 0
         self.quiet_plies = 0
         self.history: list[Ruling] = []
@@ -260,22 +261,24 @@ class GameState:
     def has_legal_move(self, side: str) -> bool:
         return next(self.iter_legal_moves(side), None) is not None
 
-    def why_illegal(self, move: Move) -> str | None:
-        """None if ``move`` is legal for the side to move, else a sentence saying why not."""
+    def why_illegal(self, move: Move) -> Say | None:
+        """None if ``move`` is legal for the side to move, else why not, as a message object (``reason.*`` code and
+        its params: stations, the piece type, the rule). It names the mover's piece: views.refusal_for decides who
+        may hear it."""
         if self.phase == "setup":
-            return "the game has not started: both sides must deploy first"
+            return say("reason.not_started")
         if self.phase == "over":
-            return "the game is over"
+            return say("reason.game_over")
         frm, to = move
         if frm not in self.topo.kind_of:
-            return f"there is no station {frm}"
+            return say("reason.no_station", station=frm)
         if to not in self.topo.kind_of:
-            return f"there is no station {to}"
+            return say("reason.no_station", station=to)
         piece = self.board.get(frm)
         if piece is None:
-            return f"there is no piece on {frm}"
+            return say("reason.no_piece", station=frm)
         if piece.owner != self.turn:
-            return f"it is {self.turn}'s turn, and the piece on {frm} is {piece.owner}'s"
+            return say("reason.not_your_turn", side=self.turn, owner=piece.owner, station=frm)
         if to in self.destinations(frm):
             return None
         for hook in self.hooks:
@@ -284,37 +287,44 @@ class GameState:
                 return reason
         ptype = self.game.piece_by_id[piece.type]
         if not ptype.movable:
-            return f"a {ptype.name} never moves"
+            return say("reason.piece_immobile", piece=ptype.id, station=frm)
         if self.topo.kind_of[frm].frozen:
-            return f"a piece on a {self.topo.kind_of[frm].id} station never moves again"
+            return say("reason.station_frozen", station=frm, where=say(f"kind.{self.topo.kind_of[frm].id}"))
         target = self.board.get(to)
         if target is not None and not self.enemies(piece.owner, target.owner):
-            return f"{to} holds a piece of your own side" if target.owner == piece.owner else f"{to} holds your ally's piece"
+            return say("reason.own_piece" if target.owner == piece.owner else "reason.ally_piece", station=to)
         if target is not None and target.owner in self.out:
-            return f"{to} holds a piece of {target.owner}, who is out: it is an obstacle"
+            return say("reason.obstacle", station=to, owner=target.owner)
         if not self.topo.passable[to]:
-            return f"{to} cannot be entered"
+            return say("reason.impassable", station=to)
         if target is not None:
             kind = self.topo.kind_of[to]
             if kind.shelter:
-                return f"the piece on {to} is sheltered by its {kind.id}"
+                return say("reason.sheltered", station=to, where=say(f"kind.{kind.id}"))
             if self.clash[(piece.type, target.type)] == "illegal":
-                return f"a {ptype.name} may not attack that piece"
-        return f"a {ptype.name} cannot go from {frm} to {to}"
+                return say("reason.may_not_attack", piece=ptype.id, station=to)
+        return say("reason.cannot_reach", piece=ptype.id, **{"from": frm, "to": to})
 
     # ------------------------------------------------------------------ judging
-    def apply(self, move: Move | tuple[str, str]) -> Ruling:
-        """Judge and play one move of the side to move; raises IllegalMoveError (nothing changes) if it is not legal."""
+    def legal_spec(self, move: Move | tuple[str, str]) -> MoveSpec | None:
+        """The move spec by which ``move`` is legal for the side to move, or None if it is not: one pass of the move
+        generator (a referee that journals a move before playing it checks with this, then passes it to apply)."""
+        frm, to = move
+        piece = self.board.get(frm) if self.phase == "play" else None
+        return self.destinations(frm).get(to) if piece is not None and piece.owner == self.turn else None
+
+    def apply(self, move: Move | tuple[str, str], *, spec: MoveSpec | None = None) -> Ruling:
+        """Judge and play one move of the side to move; raises IllegalMoveError (nothing changes) if it is not legal.
+        ``spec``: what ``legal_spec(move)`` just said of this very position (saves judging it twice)."""
         move = Move(*move)
         if self.phase == "over":
             raise GameOverError("the game is over")
         frm, to = move
         side = self.turn
-        piece = self.board.get(frm) if self.phase == "play" else None
         # the move generator once; only a refused move pays for working out the reason
-        spec = self.destinations(frm).get(to) if piece is not None and piece.owner == side else None
+        spec = spec or self.legal_spec(move)
         if spec is None:
-            raise IllegalMoveError(self.why_illegal(move) or f"{frm}-{to} is not a legal move")
+            raise IllegalMoveError(self.why_illegal(move) or say("reason.not_legal", **{"from": frm, "to": to}))
         mover = self.board[frm]
         defender = self.board.get(to)
         pend = _Pending()
@@ -387,16 +397,16 @@ class GameState:
             pend.removed.append(Removal(to, defender.uid, defender.owner, defender.type))
             del self.board[frm]
             del self.board[to]
-    def _knock_out(self, removed: list[Removal]) -> list[tuple[str, str]]:
+    def _knock_out(self, removed: list[Removal]) -> list[tuple[str, Say]]:
         knocked = []
         for r in removed:
             if r.type in self.game.win.capture and r.owner not in self.out:
-                name = self.game.piece_by_id[r.type].name
-                self.out[r.owner] = f"{name} lost"
-                knocked.append((r.owner, f"{name} lost"))
+                why = say("verdict.piece_lost", piece=r.type, side=r.owner)
+                self.out[r.owner] = why
+                knocked.append((r.owner, why))
         return knocked
 
-    def _finish(self, winners: tuple[str, ...], reason: str) -> None:
+    def _finish(self, winners: tuple[str, ...], reason: Say) -> None:
         self.result = Result(winners, reason)
         self.phase = "over"
 
@@ -404,25 +414,25 @@ class GameState:
         active = set(self.active_sides())
         return [g for g in self.game.alliances if g & active]
 
-    def _settle_turn(self, ruling: Ruling | None, knocked: list[tuple[str, str]], pend: _Pending | None = None) -> list[tuple[str, str]]:
+    def _settle_turn(self, ruling: Ruling | None, knocked: list[tuple[str, Say]], pend: _Pending | None = None) -> list[tuple[str, Say]]:
         """After a ruling: end the game if it is decided, else clear the pieces of sides that are out (option
         ``out_pieces: removed``) and hand the turn to the next side that can move. A side with no legal move is out,
         or passes (option ``no_moves``: ``pass`` always, ``pass_while_ally`` while an ally is still in). Returns the sides put out on the way
         for having no legal move, as (side, reason)."""
-        late_out: list[tuple[str, str]] = []
+        late_out: list[tuple[str, Say]] = []
         left = self._alliances_left()
         if len(left) == 1:
             winners = tuple(s for s in self.game.sides if s in left[0])
-            reason = knocked[0][1] if knocked else "the other sides are out"
+            reason = knocked[0][1] if knocked else say("verdict.others_out")
             self._finish(winners, reason)
             return late_out
         if not left:
-            self._finish((), "every side is out")
+            self._finish((), say("verdict.all_out"))
             return late_out
         self._clear_out_sides(pend)
         limit = self.options.get("no_capture_draw")
         if limit is not None and self.quiet_plies >= limit:
-            self._finish((), f"no capture in {limit} plies")
+            self._finish((), say("verdict.no_capture", plies=limit))
             return late_out
         order = self.order
         no_moves = self.options.get("no_moves", self.game.win.no_moves)
@@ -439,22 +449,22 @@ class GameState:
             if self.has_legal_move(self.turn):
                 return late_out
             if not any(self.has_legal_move(s) for s in self.active_sides()):
-                self._finish((), "no side can move")
+                self._finish((), say("verdict.nobody_moves"))
                 return late_out
             ally_in = any(s != self.turn and s not in self.out and self.game.ally(s, self.turn) for s in order)
             if no_moves == "pass" or (no_moves == "pass_while_ally" and ally_in):
                 if pend is not None:
-                    pend.notices.append((ALL, f"{self.turn} has no legal move and passes"))
+                    pend.notices.append((ALL, say("notice.passes", side=self.turn)))
                 continue
-            self.out[self.turn] = "no legal move"
-            late_out.append((self.turn, "no legal move"))
+            self.out[self.turn] = say("verdict.no_move", side=self.turn)
+            late_out.append((self.turn, self.out[self.turn]))
             left = self._alliances_left()
             if len(left) == 1:
-                self._finish(tuple(s for s in order if s in left[0]), f"{self.turn} has no legal move")
+                self._finish(tuple(s for s in order if s in left[0]), say("verdict.no_move", side=self.turn))
                 return late_out
             self._clear_out_sides(pend)
         # every side passed twice without a move: nobody can move
-        self._finish((), "no side can move")  # pragma: no cover
+        self._finish((), say("verdict.nobody_moves"))  # pragma: no cover
         return late_out  # pragma: no cover
 
     def _clear_out_sides(self, pend: _Pending | None) -> None:
@@ -469,15 +479,30 @@ class GameState:
                 if pend is not None:
                     pend.removed.append(Removal(station, p.uid, p.owner, p.type))
 
-    def put_out(self, side: str, reason: str) -> Elimination:
+    def end(self, winners: tuple[str, ...] | list[str], reason: Say | str) -> Result:
+        """End the game now with this result (the arbiter's ruling, a flag fall on the clock): ``winners`` (empty:
+        a draw) and why (a message object; a person's own words become ``verdict.arbiter``). Raises RulesError if
+        the game is already over or a winner is not a side of this game."""
+        if self.phase == "over":
+            raise GameOverError("the game is over")
+        unknown = [w for w in winners if w not in self.game.sides]
+        if unknown:
+            raise RulesError(f"unknown side(s) {unknown}; sides are {', '.join(self.game.sides)}")
+        self._finish(tuple(winners), note(reason))
+        assert self.result is not None
+        return self.result
+
+    def put_out(self, side: str, reason: Say | str) -> Elimination:
         """Put ``side`` out of the game without a move (the arbiter applying a club's time rule); the game goes on
-        as after a ruling that knocked it out. Raises RulesError if the game is not in play or the side is out."""
+        as after a ruling that knocked it out. Raises RulesError if the game is not in play or the side is out.
+        ``reason``: a message object (a person's own words become ``verdict.arbiter``)."""
+        reason = note(reason)
         if self.phase != "play":
             raise GameOverError("the game is over") if self.phase == "over" else RulesError("the game has not started")
         if side not in self.game.sides:
             raise RulesError(f"{self.game.id} has no side {side!r}; sides are {', '.join(self.game.sides)}")
         if side in self.out:
-            raise RulesError(f"{side} is already out ({self.out[side]})")
+            raise RulesError(f"{side} is already out ({self.out[side].get('code')})")
         pend = _Pending()
         self.out[side] = reason
         late_out = self._settle_turn(None, [(side, reason)], pend)

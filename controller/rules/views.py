@@ -6,6 +6,7 @@ from typing import Any
 
 from .base import ALL, Piece
 from .reactions import asks, auto, offer_view, offers
+from .say import Say, say
 from .state import GameState, Ruling
 
 SPECTATOR = "spectator"
@@ -118,3 +119,13 @@ def redact_ruling(ruling: Ruling, audience: str, *, game_over: bool = False) -> 
     out["result"] = ruling.result.to_json() if ruling.result else None
     out["next_turn"] = ruling.next_turn
     return out
+
+
+def refusal_for(reason: Say, station: str, mover: str, audience: str) -> Say:
+    """Why a move was refused, as ``audience`` may hear it: the detailed reason (it may name the mover's piece, or
+    the rule it broke) goes to the mover's seat and the arbiter; every other seat, the spectator and everything
+    public (voice, buzzer, lights, console, the club's feed) gets ``reason.not_allowed`` with the station to put the
+    piece back on. The one place that decides it."""
+    if audience == ARBITER or audience == mover:
+        return reason
+    return say("reason.not_allowed", station=station)
