@@ -350,4 +350,4 @@ def test_a_dropped_flag_with_both_base_squares_taken_goes_to_the_nearest_empty_s
     # not where the carrier sank (f7): the empty square nearest Blue's base (one sea step from it, board order)
     assert flags == ["g11"], flags
     assert state.board["g11"].public
-    assert any("g11" in n for n in redact_ruling(ruling, SPECTATOR)["notices"])
+    assert any("g11" in json.dumps(n) for n in redact_ruling(ruling, SPECTATOR)["notices"])

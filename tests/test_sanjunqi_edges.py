@@ -50,7 +50,7 @@ def test_a_side_whose_only_pieces_stand_in_headquarters_or_never_move_loses_at_o
     ruling = state.apply(next(m for m in state.legal_moves("red") if m.to not in state.board))
     assert ruling.result is not None and ruling.result.winners == ("red",)
     assert state.phase == "over"
-    assert ("blue", "no legal move") in ruling.out
+    assert [(side, why["code"]) for side, why in ruling.out] == [("blue", "verdict.no_move")]
 
 
 def test_the_move_generator_and_the_referee_agree_on_frozen_and_immobile_pieces() -> None:
