@@ -7,6 +7,7 @@ import logging
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -239,8 +240,6 @@ def run(args: argparse.Namespace) -> int:
             bus.start()
             print(f"Publishing table {args.table} to the club broker {broker.url()}", flush=True)
         if args.ready_file:  # for tests and benchmarks: when the referee got ready, and its CPU seconds until then
-            import time
-
             Path(args.ready_file).write_text(f"ready cpu={time.process_time():.4f}\n")
         from controller.referee import tuning
 
