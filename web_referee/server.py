@@ -39,7 +39,7 @@ class WebServer:
 
         self.table = table
         self.app = create_app(table, setups=setups, keepalive_s=keepalive_s, max_streams=max(1, threads - 8))
-        self.hub = self.app.extensions["facedown"]["hub"]
+        self.hub = self.app.extensions["facedown"].hub
         self._server = create_server(self.app, host=host, port=port, threads=threads,
                                      ident="facedown", clear_untrusted_proxy_headers=True)
         self.host = host

@@ -212,6 +212,7 @@ class Session:
     def on_snapshot(self, snap: Snapshot) -> None:
         """A settled board reading from the sensing backend."""
         with self._lock:
+            before = self.snapshot
             self.snapshot = snap
             self.snapshot_at = time.time()
             if self.state.phase == "setup":
@@ -219,6 +220,9 @@ class Session:
                 if self.tag_pieces:
                     self._read_setups_from_tags(snap)
                 return
+            if before is None or before.occupied != snap.occupied:
+                # the seats' pages show a lifted piece "in hand" at once (occupancy only, which everyone at the table sees)
+                self._publish({"event": "board", "occupied": sorted(snap.occupied)}, audience=tuple(self.game.sides))
             if self._status.paused:
                 return
             self._handle(self.recognizer.feed(snap))

@@ -91,6 +91,7 @@ class PieceType:
     can_attack: bool
     doc: str = ""
     counts: tuple[tuple[Condition, int], ...] = ()  # option-dependent counts: the first whose condition holds wins
+    short: str = ""  # a short label for a piece face on screen: the rank mark printed on the piece (10, S, B) or an abbreviation
 
     @property
     def movable(self) -> bool:
