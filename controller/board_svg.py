@@ -212,6 +212,8 @@ def board_layer(game: Any, lay: Layout, *, printed: bool = False, channels: Mapp
         pts = " ".join(f"{_n(lay.points[s][0])},{_n(lay.points[s][1])}" for s in ln.stations)
         attrs = _line_attrs(ln.kind, line_kinds, p) if printed else ""
         out.append(f'<polyline class="line line-{_cls(ln.kind)}" points="{pts}"{attrs}/>')
+        if not printed and ln.kind == "rail":  # on screen a railway is a track with sleepers, thin enough to read names through
+            out.append(f'<polyline class="line line-rail-ties" points="{pts}"/>')
     out.append("</g>")
     out.append('<g class="stations">')
     plain = background_kind(game)
@@ -290,8 +292,66 @@ SCREEN_MARGIN = 40.0
 
 def screen_board(game: Any, bottom_side: str | None) -> ScreenBoard:
     """The web page's static board for a viewer whose side (or the first side) is at the bottom."""
-    lay = layout(game, pitch=SCREEN_PITCH, margin=SCREEN_MARGIN, turns=quarter_turns(game, bottom_side))
-    return ScreenBoard(viewbox=f"0 0 {_n(lay.width)} {_n(lay.height)}", layer=board_layer(game, lay))
+    lay = widen_front(game, layout(game, pitch=SCREEN_PITCH, margin=SCREEN_MARGIN, turns=quarter_turns(game, bottom_side)))
+    return ScreenBoard(viewbox=f"0 0 {_n(lay.width)} {_n(lay.height)}", layer=front_layer(game, lay) + board_layer(game, lay))
+
+
+#: how much wider than a row's pitch the gap at the front is drawn on screen (room for the mountains and the names)
+FRONT_GAP = 0.6
+
+
+def widen_front(game: Any, lay: Layout) -> Layout:
+    """Open the gap between two Junqi armies, as the printed board does, so the front's mountains cross no name."""
+    front = front_line(game, lay)
+    if front is None:
+        return lay
+    mid = front[0]
+    extra = lay.pitch * FRONT_GAP
+    points = {sid: (x, _r(y + extra if y > mid else y)) for sid, (x, y) in lay.points.items()}
+    return Layout(points=points, pitch=lay.pitch, width=lay.width, height=_r(lay.height + extra), turns=lay.turns)
+
+
+def front_line(game: Any, lay: Layout) -> tuple[float, list[float], list[float]] | None:
+    """Where two armies' areas meet with no station between them (Junqi's front): the line's y, and the x of each
+    column that a line crosses (a pass) and that none crosses (a mountain). None for boards without such a front."""
+    zones = game.setup.zones.get(game.setup.deploy_zone, {})
+    if len(game.sides) != 2 or len(zones) != 2 or not any(ln.kind == "rail" for ln in game.lines):
+        return None  # the Junqi family only (railways and a front); sea games and Stratego's lakes are drawn as they are
+    ys = [sorted({lay.points[s][1] for s in zones[side]}) for side in game.sides]
+    if not all(ys):
+        return None
+    (a, b) = sorted(ys, key=lambda v: v[0])
+    top, bottom = a[-1], b[0]
+    if bottom <= top or any(top < y < bottom for _, y in lay.points.values()):
+        return None
+    mid = (top + bottom) / 2
+    edge = [x for sid, (x, y) in lay.points.items() if abs(y - top) < 1e-6]
+    crossing: set[float] = set()
+    for ln in game.lines:
+        for u, v in zip(ln.stations, ln.stations[1:], strict=False):
+            (x1, y1), (x2, y2) = lay.points[u], lay.points[v]
+            if (y1 - mid) * (y2 - mid) < 0:
+                crossing.add(round(x1 + (x2 - x1) * (mid - y1) / (y2 - y1), 3))
+    passes = sorted(x for x in set(edge) if any(abs(x - c) < 1e-3 for c in crossing))
+    mountains = sorted(x for x in set(edge) if x not in passes)
+    return mid, passes, mountains
+
+
+def front_layer(game: Any, lay: Layout) -> str:
+    """On screen, the front between two armies as the printed Junqi board has it: a band with mountains where no
+    road or railway crosses. Its words are filled in by the page (``data-t``) in the reader's language."""
+    front = front_line(game, lay)
+    if front is None:
+        return ""
+    y, _passes, mountains = front
+    p = lay.pitch
+    out = [f'<g class="front"><title data-t="page.front_line">front line</title>'
+           f'<rect class="front-band" x="0" y="{_n(y - p * 0.2)}" width="{_n(lay.width)}" height="{_n(p * 0.4)}"/>']
+    for x in mountains:
+        out.append(f'<path class="mountain" d="M{_n(x - p * 0.3)},{_n(y + p * 0.18)}L{_n(x - p * 0.1)},{_n(y - p * 0.16)}'
+                   f'L{_n(x)},{_n(y)}L{_n(x + p * 0.12)},{_n(y - p * 0.2)}L{_n(x + p * 0.3)},{_n(y + p * 0.18)}Z"/>')
+    out.append("</g>")
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------------------------------------- paper

@@ -42,8 +42,6 @@ def sim_layout(key: str) -> Response:
     data = guard_post(role)
     board = _sim_board()
     table = ctx().table
-    if table.state.phase != "setup" and not table.session.status["waiting_for_board"]:
-        fail(409, "the pieces are laid out before play starts; during play move them one at a time")
     game = table.game
     zone = set(game.setup.zones[game.setup.deploy_zone][role])
     stations = data.get("stations")
@@ -54,10 +52,10 @@ def sim_layout(key: str) -> Response:
         fail(400, f"outside {role}'s deployment area: {', '.join(outside[:5])}")
     want = set(stations)
     occupied = board.raw_occupied()  # type: ignore[attr-defined]
+    todo = sorted(s for s in zone if (s in want) != (s in occupied))
+    if todo and table.state.phase != "setup" and not table.session.status["waiting_for_board"]:
+        fail(409, "the pieces are laid out before play starts; during play move them one at a time")
     t = board.now_ms()  # type: ignore[attr-defined]
-    changed = 0
-    for s in sorted(zone):
-        if (s in want) != (s in occupied):
-            board.set_raw(s, (s in want, None), t)  # type: ignore[attr-defined]
-            changed += 1
-    return jsonify({"ok": True, "changed": changed})
+    for s in todo:
+        board.set_raw(s, (s in want, None), t)  # type: ignore[attr-defined]
+    return jsonify({"ok": True, "changed": len(todo)})
