@@ -349,7 +349,8 @@ def front_layer(game: Any, lay: Layout) -> str:
            f'<rect class="front-band" x="0" y="{_n(y - p * 0.2)}" width="{_n(lay.width)}" height="{_n(p * 0.4)}"/>']
     for x in mountains:
         out.append(f'<path class="mountain" d="M{_n(x - p * 0.3)},{_n(y + p * 0.18)}L{_n(x - p * 0.1)},{_n(y - p * 0.16)}'
-                   f'L{_n(x)},{_n(y)}L{_n(x + p * 0.12)},{_n(y - p * 0.2)}L{_n(x + p * 0.3)},{_n(y + p * 0.18)}Z"/>')
+                   f'L{_n(x)},{_n(y)}L{_n(x + p * 0.12)},{_n(y - p * 0.2)}L{_n(x + p * 0.3)},{_n(y + p * 0.18)}Z">'
+                   '<title data-t="page.mountain">mountain</title></path>')
     out.append("</g>")
     return "".join(out)
 

@@ -50,6 +50,11 @@ window.__armTap = (st) => {
 """
 
 
+#: scroll a page back to how it opens: the top of the page, a zoomed board on the viewer's own side
+HOME_VIEW = """() => { window.scrollTo(0, 0); const w = document.getElementById('board-wrap');
+    w.scrollTop = w.scrollHeight; w.scrollLeft = (w.scrollWidth - w.clientWidth) / 2; }"""
+
+
 def missing(reason: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"browser tests need a browser under CI: {reason}")

@@ -7,12 +7,14 @@ a browser."""
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
 import pytest
 from browser_support import (
     DESKTOP,
+    HOME_VIEW,
     PHONE,
     axe_violations,
     chromium,
@@ -167,6 +169,9 @@ def test_a_newcomer_sets_up_plays_twenty_moves_and_replays(browser, tmp_path: Pa
                 wait(lambda: not table.session.status["waiting_for_board"], what="the board restored")
                 red.wait_for_selector("#guidance", state="hidden")
                 arb.context.close()
+        if os.environ.get("FACEDOWN_SHOTS"):  # the README's picture of a seat's page on a phone
+            red.evaluate(HOME_VIEW)
+            red.screenshot(path=str(Path(os.environ["FACEDOWN_SHOTS"]) / "page-luzhanqi-phone.png"))
         assert table.state.ply >= 19 and attacks >= 5 and survivors >= 1, (table.state.ply, attacks, survivors)
         assert max(taps) < TAP_MS, f"slowest tap feedback {max(taps):.0f} ms"
         # the log numbers each event by its sequence number (not capped, not clipped)

@@ -9,6 +9,7 @@
   const $ = (id) => document.getElementById(id);
   const t = (k, p) => FD.t(k, p);
   const cls = (s) => String(s).toLowerCase().replace(/[^a-z0-9_-]/g, "_");
+  const SIDE_SHAPES = ["●", "■", "▲", "◆"];  // a hidden piece's side by shape as well as colour (never a letter: B is a bomb)
   let G = null;          // the game file's public data
   let S = null;          // the latest state for this role (pushed with the events)
   let B = null;          // the board drawing (board.js)
@@ -24,7 +25,7 @@
   let verdictShown = null;  // {ruling | illegal, live}
   let layoutAsked = false;
   // how long the page took from an event's arrival to the redrawn board, and to the next frame (ms)
-  const paint = {sync: [], frame: []};
+  const paint = {sync: [], frame: [], done: {}};  // done: event number -> wall-clock ms when its redraw finished
   window.FD_PAINT = paint;
 
   // ------------------------------------------------------------------ the old free-text messages
@@ -334,9 +335,9 @@
       const def = p.piece && G.pieces.find((x) => x.id === p.piece);
       pieces.push({
         station: p.station, owner: p.owner, piece: p.piece, zh: FD.zh, label: face,
-        sideMark: p.piece ? null : FD.t(`page.side_mark.${p.owner}`),
+        sideMark: p.piece ? null : SIDE_SHAPES[G.sides.indexOf(p.owner) % SIDE_SHAPES.length],
         mark: FD.zh && def && /^(\d{1,2}|[A-Z])$/.test(def.short || "") ? def.short : null,  // a rank mark (10 … 1, S, B, F)
-        state: (lifted ? "lifted " : "") + (p.public ? "revealed" : ""),
+        state: (lifted ? "lifted " : "") + (p.public ? "revealed" : ""), handTitle: lifted ? t("page.in_hand") : null,
       });
       seen.add(p.station);
     }
@@ -457,6 +458,7 @@
     const shownProblems = problems.filter((p) => p.station || toGo === 0);
     for (const p of shownProblems) { const li = document.createElement("li"); words(p, li); ul.appendChild(li); }
     $("setup-submit").disabled = toGo > 0 || problems.length > 0;
+    $("setup-hint").textContent = problems.length && toGo === 0 ? t("page.setup.problems", {count: problems.length}) : $("setup-hint").textContent;
     $("setup-layout").hidden = !S.sim || planned.length === 0;
   }
 
@@ -670,7 +672,7 @@
       const r = ev.ruling;
       const surv = survivorOf(r);
       if (r.kind === "attack") {
-        const marks = surv ? [{station: r.to, kind: `survivor side-${cls(surv.side)}`, icon: "★"}]
+        const marks = surv ? [{station: r.to, kind: `survivor side-${cls(surv.side)}`, icon: "★", title: t("page.verdict.survivor", surv)}]
           : [{station: r.to, kind: r.outcome === "both" ? "removed" : "bounce", icon: r.outcome === "both" ? "✕" : "↺"}];
         if (r.outcome === "bounce") marks.push({station: r.from, kind: "bounce", icon: "↺"});
         B.flash(marks, 4000);
@@ -680,6 +682,7 @@
     if (ev.event === "offer" || ev.event === "offer_closed") offersShown = "";
     if (!replay || ev.state) render();
     paint.sync.push(performance.now() - t0);
+    paint.done[ev.seq] = performance.timeOrigin + performance.now();
     requestAnimationFrame(() => paint.frame.push(performance.now() - t0));
   }
 

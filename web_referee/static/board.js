@@ -128,7 +128,11 @@ window.FDBoard = (() => {
         if (p.label) face(g, p.label, p.zh, W);
         else if (p.sideMark) { const t = face(g, p.sideMark, p.zh, W * 0.6); t.classList.add("side-mark"); }
         if (p.mark) { const m = el("text", {x: W / 2 - 3, y: -H / 2 + 8, class: "rank-mark"}, g); m.textContent = p.mark; }
-        if (p.state && p.state.includes("lifted")) { const h = el("text", {y: H / 2 + 10, class: "hand-mark"}, g); h.textContent = "✋"; }
+        if (p.state && p.state.includes("lifted")) {
+          const h = el("text", {y: H / 2 + 10, class: "hand-mark"}, g);
+          h.textContent = "✋";
+          if (p.handTitle) el("title", {}, h).textContent = p.handTitle;
+        }
       }
       for (const [id, text] of Object.entries(model.badges || {})) {
         if (!pts[id]) continue;
@@ -152,6 +156,7 @@ window.FDBoard = (() => {
         el("circle", {r: PITCH * 0.46}, g);
         const t = el("text", {x: PITCH * 0.3, y: -PITCH * 0.26, "dominant-baseline": "central"}, g);
         t.textContent = it.icon;
+        if (it.title) el("title", {}, g).textContent = it.title;
       }
       svg.appendChild(flashLayer);
       flashTimer = setTimeout(() => { flashLayer.textContent = ""; }, ms || 4000);
