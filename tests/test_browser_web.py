@@ -129,6 +129,20 @@ def test_a_newcomer_sets_up_plays_twenty_moves_and_replays(browser, tmp_path: Pa
         assert min(tap_targets(red)) >= 44
         assert not cut_labels(red) and not cut_labels(blue)
 
+        # a newcomer tries to move a landmine: refused; the checklist says how to put it back
+        mine = next(s for s, p in table.state.board.items() if p.owner == "red" and p.type == "mine")
+        empty = next(n for n in table.game.station_ids if n not in table.state.board)  # a camp: mines never move
+        taps.append(tap_and_settle(red, table, mine))
+        taps.append(tap_and_settle(red, table, empty))
+        red.wait_for_selector("#verdict.outcome-illegal")
+        assert red.inner_text("#verdict-text") == f"Not allowed: Red, put the piece back on {mine}"
+        red.wait_for_selector(f'#fix-list li[data-station="{mine}"]')
+        taps.append(tap_and_settle(red, table, empty))
+        taps.append(tap_and_settle(red, table, mine))
+        wait(lambda: not table.session.status["mismatch"] and table.session.status["turn"] == "red", what="the mine back")
+        red.wait_for_selector("#guidance", state="hidden")
+        assert table.state.ply == 0
+
         # twenty moves with attacks and fix-ups, by taps on both seats' pages
         rng = random.Random(7)
         attacks = survivors = 0
@@ -242,6 +256,37 @@ def test_the_chinese_page_has_no_english_in_what_a_player_reads(browser, tmp_pat
         en.select_option("#lang", "zh-Hant")
         en.wait_for_selector("#banner:has-text('輪到')")
         assert not errors, errors
+
+
+def test_the_guided_setup_follows_the_seats_private_order(browser, tmp_path: Path) -> None:  # noqa: ANN001
+    """When the referee gives the seat a private order (``guided_order`` in its state), the page asks for the pieces
+    in that order, not in its own."""
+    import json
+
+    errors: list[str] = []
+    with served("luzhanqi", tmp_path) as (table, base):
+        order = [p.id for p in reversed(table.game.pieces) for _ in range(p.count)]
+        ctx = browser.new_context(viewport=PHONE)
+        page = ctx.new_page()
+
+        def with_order(route) -> None:  # noqa: ANN001
+            resp = route.fetch()
+            state = resp.json()
+            state["setup"]["guided_order"] = order
+            route.fulfill(response=resp, body=json.dumps(state))
+
+        page.route("**/api/*/state", with_order)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{base}/seat/{table.tokens['red']}")
+        page.wait_for_selector("body[data-ready]", state="attached")
+        assert page.get_attribute(".pick.current", "data-piece") == order[0]
+        picks = page.eval_on_selector_all(".pick", "els => els.map(e => e.dataset.piece)")
+        assert picks == list(dict.fromkeys(order))
+        for expected in order[:3]:
+            assert page.get_attribute(".pick.current", "data-piece") == expected
+            page.locator("#board g.station.allowed rect.hit").first.click()
+        ctx.close()
+    assert not errors, errors
 
 
 def test_a_seat_is_asked_privately_and_fires_its_aa_gun(browser, tmp_path: Path) -> None:  # noqa: ANN001

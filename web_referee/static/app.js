@@ -234,7 +234,8 @@
     const owners = Object.fromEntries((S.view.pieces || []).map((p) => [p.station, p.owner]));
     const matches = (st) => occ.has(st) === exp.has(st);
     const g = S.guidance;
-    if (S.status.waiting_for_board) {
+    const g0 = S.guidance;
+    if (S.status.waiting_for_board || (g0 && !(g0.steps || []).length && !(g0.stations || []).length)) {
       // laying out (or after an undo or a resume): every station that differs from the referee's board, ticked off as
       // it comes to match (kept in the list, so the list does not jump while the board fills in)
       for (const s of new Set([...occ, ...exp])) if (!matches(s) && !layoutSeen.has(s)) layoutSeen.set(s, exp.has(s) ? owners[s] || null : null);
@@ -244,7 +245,8 @@
         return {station: s, by: owner, done: matches(s),
           text: owner ? t("page.fix.put", {side: owner, station: s}) : t("page.fix.take", {station: s})};
       });
-      return {title: t(S.status.ply === 0 ? "page.fix.layout_title" : "page.fix.title"), items, kind: "layout",
+      const title = !S.status.waiting_for_board ? "page.fix.title" : S.status.ply === 0 ? "page.fix.layout_title" : "page.fix.title";
+      return {title: t(title), items, kind: "layout",
         left: items.filter((it) => !it.done).length};
     }
     layoutSeen.clear();
