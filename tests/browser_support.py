@@ -197,11 +197,12 @@ def english_words(page: Any, selectors: tuple[str, ...], allowed: set[str]) -> l
 
 
 def seen_all(page: Any, table: Any, role: str) -> None:
-    """Wait until ``page`` (of ``role``) has had the last event published for it."""
+    """Wait until ``page`` (of ``role``) has had the last event published for it, and the state that came with it."""
     from web_referee.payloads import may_receive
 
     seq = max((e.seq for e in table.session.log if may_receive(e, role)), default=0)
-    page.wait_for_function("seq => Number(document.body.getAttribute('data-seq') || 0) >= seq", arg=seq)
+    page.wait_for_function("""seq => Number(document.body.getAttribute('data-seq') || 0) >= seq
+                              && Number(document.body.getAttribute('data-state-seq') || 0) >= seq""", arg=seq)
 
 
 def paint_times(page: Any) -> dict[str, list[float]]:

@@ -24,8 +24,8 @@ def test_luzhanqi_has_a_front_with_two_mountains_and_three_passes() -> None:
     lay = widen_front(game, layout(game, pitch=SCREEN_PITCH, margin=SCREEN_MARGIN, turns=quarter_turns(game, "red")))
     front = front_line(game, lay)
     assert front is not None
-    mid, passes, mountains = front
-    assert len(passes) == 3 and len(mountains) == 2  # the rails on both edges and the middle road cross; columns 2, 4 do not
+    axis, mid, passes, mountains = front
+    assert axis == "y" and len(passes) == 3 and len(mountains) == 2  # the rails on both edges and the middle road cross; columns 2, 4 do not
     rows = sorted({y for _, y in lay.points.values()})
     gap = min(y for y in rows if y > mid) - max(y for y in rows if y < mid)
     assert gap > SCREEN_PITCH * 1.5  # wider than any other row gap
@@ -47,3 +47,14 @@ def test_railways_are_tracks_on_screen_and_plain_on_paper() -> None:
     rails = len(re.findall(r'class="line line-rail"', screen))
     assert rails and len(re.findall(r'class="line line-rail-ties"', screen)) == rails
     assert "line-rail-ties" not in printable(game).whole
+
+
+def test_a_board_on_its_side_keeps_its_front() -> None:
+    """Turned a quarter (Red on the left, for a wide screen), the front stands upright with the same mountains."""
+    game = load_game("luzhanqi")
+    lay = widen_front(game, layout(game, pitch=SCREEN_PITCH, margin=SCREEN_MARGIN, turns=(quarter_turns(game, "red") + 1) % 4))
+    front = front_line(game, lay)
+    assert front is not None and front.axis == "x" and len(front.mountains) == 2
+    side = screen_board(game, "red", extra_turns=1)
+    width, height = map(float, side.viewbox.split()[2:])
+    assert width > height and side.layer.count('class="mountain"') == 2

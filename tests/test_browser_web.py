@@ -157,11 +157,10 @@ def test_a_newcomer_sets_up_plays_twenty_moves_and_replays(browser, tmp_path: Pa
             seen_all(spectator, table, "spectator")
             if attack:
                 attacks += 1
-                verdict = spectator.locator("#verdict")
                 if ruling.outcome in ("attacker", "defender"):
                     survivor = ruling.side if ruling.outcome == "attacker" else ruling.defender_side
                     survivors += 1
-                    assert verdict.get_attribute("data-survivor") == survivor
+                    spectator.wait_for_selector(f"#verdict[data-survivor=\"{survivor}\"]", timeout=3000)
                     assert survivor.capitalize() in spectator.inner_text("#verdict-text")
                     # the survivor is marked on the board with an icon as well as a colour
                     assert red.locator(f'#board .flash-mark.survivor[data-station="{to}"] text').text_content() == "★"

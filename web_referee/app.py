@@ -31,6 +31,12 @@ def create_app(table: Any, *, setups: Any = None, keepalive_s: float = 15.0, max
     # the static board layer, drawn by controller/board_svg.py with the viewer's side at the bottom (first side for
     # the spectator and the arbiter); the page adds the pieces on top
     boards = {side: screen_board(game, side) for side in game.sides}
+    # the same on its side (the first side on the left), offered to the spectator and arbiter pages for a tall board on
+    # a wide screen
+    upright = boards[game.sides[0]]
+    _, _, w, h = map(float, upright.viewbox.split())
+    if h > 1.25 * w:
+        boards["landscape"] = screen_board(game, game.sides[0], extra_turns=1)
     app.extensions["facedown"] = Context(
         table=table, hub=Hub(table.session, queue_size=queue_size, max_clients=max_streams), roles=Roles(table),
         setups=setups, meta=payloads.game_meta(game), boards=boards, keepalive_s=keepalive_s)

@@ -27,8 +27,10 @@ def _page(role: str, key: str) -> str:
     c = ctx()
     roles = c.roles
     game = c.game
+    seat = role in game.sides
     return render_template("page.html", role=role, key=key, csrf=roles.csrf(role) if role != SPECTATOR else "",
-                           game=game, sides=game.sides, board=c.boards.get(role, c.boards[game.sides[0]]))
+                           game=game, sides=game.sides, board=c.boards.get(role, c.boards[game.sides[0]]),
+                           landscape=None if seat or not c.boards.get("landscape") else c.boards["landscape"])
 
 
 @bp.get("/")

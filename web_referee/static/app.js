@@ -652,6 +652,7 @@
   function applyState(next) {
     if (!next || (S && next.seq < S.seq)) return;
     S = next;
+    document.body.setAttribute("data-state-seq", String(S.seq));
     if (S.status.phase !== "setup" && Object.keys(placement).length && !(S.status.waiting_for_board && S.status.ply === 0)) { placement = {}; savePlacement(); }
     settleOptimistic();
   }
@@ -732,6 +733,7 @@
     const [g, s] = await Promise.all([fetch("/api/game").then((r) => r.json()), api("/state"), FD.load(FD.lang)]);
     G = g;
     FD.setGame(G);
+    FDBoard.chooseOrientation($("board"), $("board-wrap"));
     B = FDBoard.create($("board"), $("board-wrap"), G, tapStation);
     applyState(s);
     lastSeq = S.seq;

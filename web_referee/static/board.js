@@ -169,5 +169,21 @@ window.FDBoard = (() => {
     };
   }
 
-  return {create};
+  /* A watcher's page (no seat) on a wide screen turns a tall board on its side when that draws it larger: the
+     server sends both drawings; this swaps the landscape one in before the board is set up. */
+  function chooseOrientation(svg, wrap) {
+    const tpl = document.getElementById("board-landscape");
+    if (!tpl || !window.matchMedia("(min-width: 1000px)").matches) return false;
+    const alt = tpl.content.querySelector("svg");
+    const fit = (w, h) => Math.min(wrap.clientWidth / w, Math.max(300, window.innerHeight - 140) / h);
+    const now = svg.viewBox.baseVal, [, , aw, ah] = alt.getAttribute("viewBox").split(/\s+/).map(Number);
+    if (fit(aw, ah) < 1.2 * fit(now.width, now.height)) return false;
+    svg.textContent = "";
+    svg.setAttribute("viewBox", alt.getAttribute("viewBox"));
+    for (const child of [...alt.childNodes]) svg.appendChild(document.importNode(child, true));
+    svg.classList.add("landscape");
+    return true;
+  }
+
+  return {create, chooseOrientation};
 })();
