@@ -245,6 +245,19 @@ def test_the_chinese_page_has_no_english_in_what_a_player_reads(browser, tmp_pat
             assert page.evaluate("() => document.documentElement.lang") == lang
             assert not axe_violations(page), axe_violations(page)
             assert not cut_labels(page)
+        # a checklist on the Chinese pages: the arbiter takes the last move back; words and axe-core while it shows
+        table.session.undo(table.rebuild)
+        wait(lambda: table.session.status["waiting_for_board"], what="the undo")
+        for lang, page in pages.items():
+            page.wait_for_selector("#guidance:not([hidden]) #fix-list li[data-station]")
+            words = english_words(page, ("#banner", "#guidance", "#log"), labels)
+            assert not words, f"{lang}: English in the checklist: {words}"
+            assert not axe_violations(page), axe_violations(page)
+        expected = set(table.session.expected_board())
+        for s in sorted(expected ^ set(table.board.raw_occupied())):
+            tap_and_settle(pages["zh-Hans"], table, s)
+        wait(lambda: not table.session.status["waiting_for_board"], what="the board restored")
+        pages["zh-Hant"].wait_for_selector("#guidance", state="hidden")
         # the choice is remembered: a reload keeps the language
         pages["zh-Hant"].reload()
         pages["zh-Hant"].wait_for_selector("body[data-ready]", state="attached")

@@ -234,10 +234,9 @@
     const owners = Object.fromEntries((S.view.pieces || []).map((p) => [p.station, p.owner]));
     const matches = (st) => occ.has(st) === exp.has(st);
     const g = S.guidance;
-    const g0 = S.guidance;
-    if (S.status.waiting_for_board || (g0 && !(g0.steps || []).length && !(g0.stations || []).length)) {
-      // laying out (or after an undo or a resume): every station that differs from the referee's board, ticked off as
-      // it comes to match (kept in the list, so the list does not jump while the board fills in)
+    if (S.status.waiting_for_board || (g && !(g.steps || []).length && !(g.stations || []).length)) {
+      // laying out (or after an undo, a resume, a refused move): every station that differs from the referee's board,
+      // ticked off as it comes to match (kept in the list, so the list does not jump while the board fills in)
       for (const s of new Set([...occ, ...exp])) if (!matches(s) && !layoutSeen.has(s)) layoutSeen.set(s, exp.has(s) ? owners[s] || null : null);
       const mineFirst = (a, b) => ((layoutSeen.get(b) === ROLE) - (layoutSeen.get(a) === ROLE)) || (a < b ? -1 : a > b ? 1 : 0);
       const items = [...layoutSeen.keys()].sort(mineFirst).map((s) => {
@@ -283,8 +282,12 @@
       const tick = document.createElement("span");
       tick.className = "tick";
       tick.textContent = it.done ? "✓" : String(i + 1);
-      tick.setAttribute("aria-label", t(it.done ? "page.fix.done" : "page.fix.todo"));
+      tick.setAttribute("aria-hidden", "true");
       li.appendChild(tick);
+      const state = document.createElement("span");
+      state.className = "sr-only";
+      state.textContent = `${i + 1}, ${t(it.done ? "page.fix.done" : "page.fix.todo")}: `;
+      li.appendChild(state);
       const body = document.createElement("span");
       if (it.obj) words(it.obj, body); else body.textContent = it.text;
       if (it.by && it.obj && it.obj.say) body.textContent = t("page.fix.for", {side: it.by, step: body.textContent});
