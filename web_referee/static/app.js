@@ -264,7 +264,7 @@
     if (fixTrack.key !== key) fixTrack = {key, mism: new Set((g.steps || []).map((s) => s.station).filter((s) => s && !matches(s))), touched: new Set()};
     const acted = (st) => matches(st) && (fixTrack.mism.has(st) || fixTrack.touched.has(st));
     const items = (g.steps || []).filter((s) => s.action !== "none").map((s) => (
-      {station: s.station, by: s.by || null, obj: s, done: !!s.station && acted(s.station) && (!s.to || matches(s.to))}));
+      {station: s.station, to: s.to || null, by: s.by || null, obj: s, done: !!s.station && acted(s.station) && (!s.to || matches(s.to))}));
     return {title: t("page.fix.title"), items, kind: g.kind, obj: g};
   }
 
@@ -325,6 +325,7 @@
       add(it.station, it.done ? "fix-done" : "fix");
       badges[it.station] = it.done ? "✓" : String(i + 1);
       fixing.add(it.station);
+      if (it.to && !fixing.has(it.to)) { add(it.to, it.done ? "fix-done" : "fix"); fixing.add(it.to); }  // where the piece goes
     });
     if (ruling) {
       if (!fixing.has(ruling.from)) add(ruling.from, "hl-from");
