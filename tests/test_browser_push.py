@@ -1,7 +1,7 @@
 """What the board page lives on, without a browser: every role's live stream carries that role's redacted state with
 the last event of each burst (so the page never fetches after an event), the state a page receives equals what
 /state answers, a spectator's pushed state names no hidden rank, and during play the seats and the arbiter (not the
-spectators) hear each change of occupancy, so a lift shows at once."""
+spectators) hear each change of occupancy, so a lift shows at once, without it becoming an event of the game."""
 
 from __future__ import annotations
 
@@ -64,20 +64,41 @@ def test_a_spectators_pushed_state_names_no_hidden_rank(tmp_path: Path) -> None:
 
 
 def test_occupancy_streams_to_the_seats_and_the_arbiter_during_play(tmp_path: Path) -> None:
+    """A lift during play reaches the seats' and arbiter's open streams at once, as occupancy only and without an
+    event number (it is not an event of the game: the log, the journal and `facedown script` do not see it)."""
+    import threading
+    import time
+
     game = Game("stratego", tmp_path)
     game.start()
     frm = next(m[0] for m in game.table.state.legal_moves())
-    before = game.session.log[-1].seq
+    app = create_app(game.table, setups=SetupStore(tmp_path / "setups"), keepalive_s=0.02)
+    hub = app.extensions["facedown"].hub
+    opened = {role: hub.open(role, game.session.log[-1].seq) for role in ("red", "arbiter", "spectator")}
+    got: dict[str, list[str]] = {role: [] for role in opened}
+
+    def read(role: str) -> None:
+        client, backlog = opened[role]
+        deadline = time.monotonic() + 1.5
+        for chunk in hub.stream(client, backlog, game.session.log[-1].seq, lambda ev, who: {"seq": ev.seq}, keepalive_s=0.05):
+            got[role].append(chunk)
+            if chunk.startswith("data:") or time.monotonic() > deadline:
+                break
+
+    threads = [threading.Thread(target=read, args=(role,), daemon=True) for role in opened]
+    for t in threads:
+        t.start()
+    log_before = len(game.session.log)
     game.board.lift(frm)
     game.settle()
-    lifted = [e for e in game.session.log if e.seq > before and e.public.get("event") == "board"]
-    assert len(lifted) == 1 and frm not in lifted[0].public["occupied"]
-    client = _client(game, tmp_path)
-    for role in ("red", "blue", "arbiter"):
-        events = sse_events(client, f"/api/{_key(game, role)}/events?after={before}", lifted[0].seq)
-        [board] = [e for e in events if e["event"] == "board"]
-        assert frm not in board["occupied"] and frm not in board["state"]["occupied"]
-    spectator = sse_events(client, f"/api/public/events?after={before}", lifted[0].seq)
-    assert not [e for e in spectator if e["event"] == "board"]
-    # nothing but occupancy: the event names no piece
-    assert set(json.loads(json.dumps(lifted[0].public))) == {"event", "occupied"}
+    for t in threads:
+        t.join(timeout=2)
+    assert len(game.session.log) == log_before  # nothing logged
+    for role in ("red", "arbiter"):
+        frames = [c for c in got[role] if c.startswith("data:")]
+        assert len(frames) == 1 and not any(c.startswith("id:") for c in got[role]), got[role]
+        data = json.loads(frames[0][len("data: "):])
+        assert data == {"event": "board", "occupied": sorted(game.board.raw_occupied()), "live": True}
+        assert frm not in data["occupied"]
+    assert not [c for c in got["spectator"] if c.startswith("data:")]
+    hub.close_all()

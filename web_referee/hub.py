@@ -14,8 +14,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from controller.referee.session import Published, Session
+from controller.rules import SPECTATOR
 
 _CLOSE = object()  # put on a queue to end its stream (server stopping)
+
+
+class Occupancy(frozenset):
+    """A settled reading's occupied stations during play, for the seats' and arbiter's pages (not a logged event)."""
 
 
 class Client:
@@ -38,6 +43,9 @@ class Hub:
         self._lock = threading.Lock()
         self.dropped_total = 0
         session.subscribe(self.publish)
+        watch = getattr(session, "watch_occupancy", None)
+        if watch is not None:
+            watch(self.occupancy)
 
     @property
     def client_count(self) -> int:
@@ -54,6 +62,18 @@ class Hub:
             except queue.Full:
                 c.dropped = True
                 self._forget(c)
+
+    def occupancy(self, occupied: frozenset[str]) -> None:
+        """Called by the session when a reading changes the board during play: queue it for the pages that may move
+        pieces (the seats and the arbiter), never waiting; a full queue just skips it (the next event catches up)."""
+        item = Occupancy(occupied)
+        with self._lock:
+            clients = [c for c in self._clients if c.role != SPECTATOR]
+        for c in clients:
+            try:
+                c.queue.put_nowait(item)
+            except queue.Full:
+                pass
 
     def _forget(self, client: Client) -> None:
         with self._lock:
@@ -106,6 +126,9 @@ class Hub:
                     continue
                 if ev is _CLOSE:
                     break
+                if isinstance(ev, Occupancy):  # no id: it is not an event of the game, and a reconnect need not replay it
+                    yield f"data: {json.dumps({'event': 'board', 'occupied': sorted(ev), 'live': True}, separators=(',', ':'))}\n\n"
+                    continue
                 if ev.seq <= last:
                     continue
                 last = ev.seq

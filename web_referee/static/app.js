@@ -661,7 +661,19 @@
     settleOptimistic();
   }
 
+  /* a reading of the board during play (seats and arbiter): who lifted what shows at once; not an event of the game */
+  function onOccupancy(ev) {
+    const occ = new Set(ev.occupied);
+    if (prevOccupied) for (const st of new Set([...occ, ...prevOccupied])) if (occ.has(st) !== prevOccupied.has(st)) fixTrack.touched.add(st);
+    prevOccupied = occ;
+    if (!S) return;
+    S.occupied = [...occ];
+    settleOptimistic();
+    render();
+  }
+
   function onEvent(ev) {
+    if (ev.live && ev.seq === undefined) { onOccupancy(ev); return; }
     const t0 = performance.now();
     lastSeq = Math.max(lastSeq, ev.seq);
     document.body.setAttribute("data-seq", String(ev.seq));
