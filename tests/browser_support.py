@@ -31,7 +31,13 @@ DESKTOP = {"width": 1280, "height": 800}
 # it records the time from the click to the first frame where that state differs.
 TAP_WATCH = """
 window.__tapWatch = null;
-document.addEventListener("click", () => { if (window.__tapWatch && window.__tapWatch.t0 === null) window.__tapWatch.t0 = performance.now(); }, true);
+document.addEventListener("click", (e) => {
+  const w = window.__tapWatch;
+  if (!w || w.t0 !== null) return;
+  w.t0 = performance.now();
+  const g = e.target.closest && e.target.closest("g.station");
+  w.hit = g ? g.getAttribute("data-station") : null;
+}, true);
 // after the station's own handler (the click bubbles up to the document): has its state already changed, in the same
 // task as the tap, before any answer from the referee?
 document.addEventListener("click", () => { const w = window.__tapWatch; if (w && w.sync === null) w.sync = window.__stationSig(w.station) !== w.before; });
@@ -42,7 +48,7 @@ window.__stationSig = (st) => {
           p ? p.getAttribute("class") + "|" + (p.getAttribute("data-piece") || "") : "-"].join(";");
 };
 window.__armTap = (st) => {
-  const w = {station: st, before: window.__stationSig(st), t0: null, dt: null, sync: null};
+  const w = {station: st, before: window.__stationSig(st), t0: null, dt: null, sync: null, hit: null};
   window.__tapWatch = w;
   const poll = () => {
     if (w.t0 !== null && window.__stationSig(st) !== w.before) { w.dt = performance.now() - w.t0; return; }
@@ -145,6 +151,7 @@ def tap(page: Any, station: str) -> float:
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.wait_for_function("() => window.__tapWatch && window.__tapWatch.dt !== null", timeout=3000)
     watch = page.evaluate("() => window.__tapWatch")
+    assert watch["hit"] == station, f"the tap aimed at {station} landed on {watch['hit']} (did the board move?)"
     assert watch["sync"], f"tapping {station} changed nothing on the page until the referee answered"
     return float(watch["dt"])
 

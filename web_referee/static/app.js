@@ -203,7 +203,7 @@
     else if (verdictShown && verdictShown.illegal) {
       const ev = verdictShown.illegal;
       box.hidden = false;
-      box.className = "outcome-illegal";
+      box.className = "outcome-illegal";  // (drops "empty")
       box.removeAttribute("data-survivor");
       box.querySelector(".v-icon").textContent = "⚠";
       $("verdict-text").textContent = t("page.verdict.illegal", {side: ev.player, station: ev.from});
@@ -212,11 +212,13 @@
       if (ev.reason && typeof ev.reason === "object") detail.textContent = t("page.illegal.reason", {reason: ev.reason});
       return;
     } else { r = S.last_ruling; live = !!(verdictShown && verdictShown.live); }
-    box.hidden = !r;
+    // in play the verdict keeps its place even before the first ruling, so the board below never jumps
+    box.hidden = !r && S.status.phase === "setup";
+    box.classList.toggle("empty", !r);
     if (!r) return;
     const v = shortVerdict(r);
     const surv = survivorOf(r);
-    box.className = `outcome-${v.outcome}` + (live ? " fresh" : "");
+    box.className = `outcome-${v.outcome}` + (live ? " fresh" : "");  // (drops "empty")
     box.querySelector(".v-icon").textContent = v.icon;
     $("verdict-text").textContent = v.text;
     if (surv) { box.setAttribute("data-survivor", surv.side); box.setAttribute("data-station", surv.station); }
@@ -824,6 +826,7 @@
   $("replay-prev").addEventListener("click", () => { if (replay && replay.i > 0) { replay.i--; render(); } });
   $("replay-next").addEventListener("click", () => { if (replay && replay.i < replay.steps.length - 1) { replay.i++; render(); } });
   $("replay-live").addEventListener("click", () => { replay = null; render(); });
+  $("error").addEventListener("click", () => showError(""));
   $("zoom-in").addEventListener("click", () => B.setZoom("in"));
   $("zoom-out").addEventListener("click", () => B.setZoom("out"));
   $("zoom-fit").addEventListener("click", () => { B.setZoom("fit"); $("zoom-fit").setAttribute("aria-pressed", B.isZoomed() ? "true" : "false"); });
