@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
 #: Paper sizes in millimetres (portrait width, height).
@@ -221,6 +221,8 @@ def board_layer(game: Any, lay: Layout, *, printed: bool = False, channels: Mapp
         pts = " ".join(f"{_n(lay.points[s][0])},{_n(lay.points[s][1])}" for s in ln.stations)
         attrs = _line_attrs(ln.kind, line_kinds, p) if printed else ""
         out.append(f'<polyline class="line line-{_cls(ln.kind)}" points="{pts}"{attrs}/>')
+        if not printed and ln.kind == "rail":  # on screen a railway is a track with sleepers, thin enough to read names through
+            out.append(f'<polyline class="line line-rail-ties" points="{pts}"/>')
     out.append("</g>")
     out.append('<g class="stations">')
     plain = background_kind(game)
@@ -297,10 +299,101 @@ SCREEN_PITCH = 60.0
 SCREEN_MARGIN = 40.0
 
 
-def screen_board(game: Any, bottom_side: str | None) -> ScreenBoard:
-    """The web page's static board for a viewer whose side (or the first side) is at the bottom."""
-    lay = layout(game, pitch=SCREEN_PITCH, margin=SCREEN_MARGIN, turns=quarter_turns(game, bottom_side))
-    return ScreenBoard(viewbox=f"0 0 {_n(lay.width)} {_n(lay.height)}", layer=board_layer(game, lay))
+def screen_board(game: Any, bottom_side: str | None, *, extra_turns: int = 0) -> ScreenBoard:
+    """The web page's static board for a viewer whose side (or the first side) is at the bottom; ``extra_turns``
+    quarter turns more (1: that side on the left, for a tall board on a wide screen)."""
+    turns = (quarter_turns(game, bottom_side) + extra_turns) % 4
+    lay = widen_front(game, layout(game, pitch=SCREEN_PITCH, margin=SCREEN_MARGIN, turns=turns))
+    return ScreenBoard(viewbox=f"0 0 {_n(lay.width)} {_n(lay.height)}", layer=front_layer(game, lay) + board_layer(game, lay))
+
+
+#: how much wider than a row's pitch the gap at the front is drawn on screen (room for the mountains and the names)
+FRONT_GAP = 0.6
+
+
+def widen_front(game: Any, lay: Layout) -> Layout:
+    """Open the gap between two Junqi armies, as the printed board does, so the front's mountains cross no name."""
+    front = front_line(game, lay)
+    if front is None:
+        return lay
+    extra = lay.pitch * FRONT_GAP
+    if front.axis == "y":
+        points = {sid: (x, _r(y + extra if y > front.at else y)) for sid, (x, y) in lay.points.items()}
+        return Layout(points=points, pitch=lay.pitch, width=lay.width, height=_r(lay.height + extra), turns=lay.turns)
+    points = {sid: (_r(x + extra if x > front.at else x), y) for sid, (x, y) in lay.points.items()}
+    return Layout(points=points, pitch=lay.pitch, width=_r(lay.width + extra), height=lay.height, turns=lay.turns)
+
+
+class Front(NamedTuple):
+    """Where two Junqi armies meet: across the ``axis`` ("y": a horizontal front, "x": a vertical one) at ``at``; the
+    positions along the front of each line of stations that a road or railway crosses (``passes``) and that none
+    crosses (``mountains``)."""
+
+    axis: str
+    at: float
+    passes: list[float]
+    mountains: list[float]
+
+
+def _transposed(lay: Layout) -> Layout:
+    return Layout(points={s: (y, x) for s, (x, y) in lay.points.items()}, pitch=lay.pitch, width=lay.height,
+                  height=lay.width, turns=lay.turns)
+
+
+def front_line(game: Any, lay: Layout) -> Front | None:
+    """Where two armies' areas meet with no station between them (Junqi's front), on a board drawn either way up;
+    None for boards without such a front."""
+    zones = game.setup.zones.get(game.setup.deploy_zone, {})
+    if len(game.sides) != 2 or len(zones) != 2 or not any(ln.kind == "rail" for ln in game.lines):
+        return None  # the Junqi family only (railways and a front); sea games and Stratego's lakes are drawn as they are
+    for axis, view in (("y", lay), ("x", _transposed(lay))):
+        found = _front_across_y(game, zones, view)
+        if found is not None:
+            return Front(axis, *found)
+    return None
+
+
+def _front_across_y(game: Any, zones: Mapping[str, Any], lay: Layout) -> tuple[float, list[float], list[float]] | None:
+    ys = [sorted({lay.points[s][1] for s in zones[side]}) for side in game.sides]
+    if not all(ys):
+        return None
+    (a, b) = sorted(ys, key=lambda v: v[0])
+    top, bottom = a[-1], b[0]
+    if bottom <= top or any(top < y < bottom for _, y in lay.points.values()):
+        return None
+    mid = (top + bottom) / 2
+    edge = {x for x, y in lay.points.values() if abs(y - top) < 1e-6}
+    crossing: set[float] = set()
+    for ln in game.lines:
+        for u, v in zip(ln.stations, ln.stations[1:], strict=False):
+            (x1, y1), (x2, y2) = lay.points[u], lay.points[v]
+            if (y1 - mid) * (y2 - mid) < 0:
+                crossing.add(round(x1 + (x2 - x1) * (mid - y1) / (y2 - y1), 3))
+    passes = sorted(x for x in edge if any(abs(x - c) < 1e-3 for c in crossing))
+    return mid, passes, sorted(x for x in edge if x not in passes)
+
+
+def front_layer(game: Any, lay: Layout) -> str:
+    """On screen, the front between two armies as the printed Junqi board has it: a band with mountains where no
+    road or railway crosses. Its words are filled in by the page (``data-t``) in the reader's language."""
+    front = front_line(game, lay)
+    if front is None:
+        return ""
+    p = lay.pitch
+    at = front.at
+    if front.axis == "y":
+        band = f'x="0" y="{_n(at - p * 0.2)}" width="{_n(lay.width)}" height="{_n(p * 0.4)}"'
+        spots = [(m, at) for m in front.mountains]
+    else:
+        band = f'x="{_n(at - p * 0.2)}" y="0" width="{_n(p * 0.4)}" height="{_n(lay.height)}"'
+        spots = [(at, m) for m in front.mountains]
+    out = [f'<g class="front"><title data-t="page.front_line">front line</title><rect class="front-band" {band}/>']
+    for x, y in spots:
+        out.append(f'<path class="mountain" d="M{_n(x - p * 0.3)},{_n(y + p * 0.18)}L{_n(x - p * 0.1)},{_n(y - p * 0.16)}'
+                   f'L{_n(x)},{_n(y)}L{_n(x + p * 0.12)},{_n(y - p * 0.2)}L{_n(x + p * 0.3)},{_n(y + p * 0.18)}Z">'
+                   '<title data-t="page.mountain">mountain</title></path>')
+    out.append("</g>")
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------------------------------------- paper

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from browser_support import chromium, open_page, tap_and_settle, wait
 
 from controller.club.clock import parse_time_control
 from controller.club.keeper import ClockKeeper
@@ -15,7 +16,12 @@ from controller.referee.table import open_table
 from controller.rules import load_game
 from controller.rules.deploy import random_deployment
 from controller.sensing.sim import SimBoard
-from tests.test_browser_web import _move, _page, _wait, browser  # noqa: F401  (the browser fixture)
+
+
+@pytest.fixture(scope="module")
+def browser():  # noqa: ANN201
+    with chromium() as b:
+        yield b
 
 
 @pytest.fixture
@@ -39,7 +45,7 @@ def _seconds(text: str, side: str) -> int:
     return int(m.group(1)) * 60 + int(m.group(2))
 
 
-def test_the_clock_shows_and_runs_for_the_side_to_move(browser, clocked) -> None:  # noqa: F811
+def test_the_clock_shows_and_runs_for_the_side_to_move(browser, clocked) -> None:  # noqa: ANN001
     table, base = clocked
     rng = random.Random(8)
     for side in table.game.sides:
@@ -47,9 +53,9 @@ def test_the_clock_shows_and_runs_for_the_side_to_move(browser, clocked) -> None
         assert table.session.register_setup(side, placement) == []
         for s in placement:
             table.board.place(s)
-    _wait(lambda: table.session.status["turn"] == "red" and not table.session.status["waiting_for_board"], what="play")
+    wait(lambda: table.session.status["turn"] == "red" and not table.session.status["waiting_for_board"], what="play")
     errors: list[str] = []
-    red = _page(browser, f"{base}/seat/{table.tokens['red']}", errors)
+    red = open_page(browser, f"{base}/seat/{table.tokens['red']}", errors)
     red.wait_for_selector("#clock:not([hidden]) .side.running")
     assert "Red" in red.inner_text("#clock .side.running")
     first = _seconds(red.inner_text("#clock"), "Red")
@@ -57,6 +63,9 @@ def test_the_clock_shows_and_runs_for_the_side_to_move(browser, clocked) -> None
     assert _seconds(red.inner_text("#clock"), "Red") < first  # it runs down on the page
     assert _seconds(red.inner_text("#clock"), "Blue") == 300
     frm, to = next(m for m in table.state.legal_moves() if m.to not in table.state.board)
-    _move(red, table, frm, to)
+    ply = table.state.ply
+    tap_and_settle(red, table, frm)
+    tap_and_settle(red, table, to)
+    wait(lambda: table.state.ply == ply + 1, what="the ruling")
     red.wait_for_selector("#clock .side.running.side-blue")
     assert errors == []

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_browser_web import ARGS, CHROMIUM, _missing
+from browser_support import ARGS, CHROMIUM
+from browser_support import missing as _missing
 from test_club_support import Mosquitto
 from test_web_support import Game
 

@@ -21,11 +21,15 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from controller.referee.session import Published, Session
+from controller.rules import SPECTATOR
 
 _CLOSE = object()  # put on a queue to end its stream (server stopping)
 
 
-SPECTATOR = "spectator"
+
+
+class Occupancy(frozenset):
+    """A settled reading's occupied stations during play, for the seats' and arbiter's pages (not a logged event)."""
 
 
 class Client:
@@ -58,6 +62,9 @@ class Hub:
         #: encoding per event, not thirty. Only recent events are kept.
         self._frames: dict[tuple[int, str], str | None] = {}
         session.subscribe(self.publish)
+        watch = getattr(session, "watch_occupancy", None)
+        if watch is not None:
+            watch(self.occupancy)
 
     @property
     def client_count(self) -> int:
@@ -79,6 +86,18 @@ class Hub:
             except queue.Full:
                 c.dropped = True
                 self._forget(c)
+
+    def occupancy(self, occupied: frozenset[str]) -> None:
+        """Called by the session when a reading changes the board during play: queue it for the pages that may move
+        pieces (the seats and the arbiter), never waiting; a full queue just skips it (the next event catches up)."""
+        item = Occupancy(occupied)
+        with self._lock:
+            clients = [c for c in self._clients if c.role != SPECTATOR]
+        for c in clients:
+            try:
+                c.queue.put_nowait(item)
+            except queue.Full:
+                pass
 
     def _forget(self, client: Client) -> None:
         with self._lock:
@@ -154,6 +173,9 @@ class Hub:
                 quiet = 0.0
                 if ev is _CLOSE:
                     break
+                if isinstance(ev, Occupancy):  # no id: it is not an event of the game, and a reconnect need not replay it
+                    yield f"data: {json.dumps({'event': 'board', 'occupied': sorted(ev), 'live': True}, separators=(',', ':'))}\n\n"
+                    continue
                 if ev.seq <= last:
                     continue
                 last = ev.seq

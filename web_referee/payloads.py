@@ -28,10 +28,19 @@ def game_meta(game: GameDef) -> dict[str, Any]:
         "lines": [{"kind": ln.kind, "stations": list(ln.stations)} for ln in game.lines],
         "station_kinds": {k: {"passable": v.passable, "shelter": v.shelter, "frozen": v.frozen, "doc": v.doc}
                           for k, v in game.station_kinds.items()},
-        "pieces": [{"id": p.id, "name": p.name, "zh": p.zh, "zh_hans": p.zh_hans, "count": p.count, "rank": p.rank}
-                   for p in game.pieces],
+        "pieces": [_piece_meta(p) for p in game.pieces],
         "home": {side: sorted(zones[side]) for side in game.sides},
     }
+
+
+def _piece_meta(p: Any) -> dict[str, Any]:
+    """A piece type's public data: names in each script (``zh_hans`` where the game file gives it) and its short
+    label (the rank mark printed on the piece, or an abbreviation, so a name never has to be cut)."""
+    out = {"id": p.id, "name": p.name, "zh": p.zh, "count": p.count, "rank": p.rank, "short": getattr(p, "short", "") or ""}
+    zh_hans = getattr(p, "zh_hans", None)
+    if zh_hans:
+        out["zh_hans"] = zh_hans
+    return out
 
 
 def may_receive(ev: Published, role: str) -> bool:
@@ -47,6 +56,21 @@ def event_for(ev: Published, role: str) -> dict[str, Any] | None:
     out["seq"] = ev.seq
     if ev.ruling is not None:
         out["ruling"] = redact_ruling(ev.ruling, role)
+    return out
+
+
+def pushed_event(table: Any, ev: Published, role: str) -> dict[str, Any] | None:
+    """The event as ``role`` may receive it on its live stream, carrying ``role``'s whole redacted state when no later
+    event for ``role`` has been published yet: the page redraws from the stream alone and never fetches per move
+    (a burst of events costs one state, on its last event)."""
+    out = event_for(ev, role)
+    if out is None:
+        return None
+    session = table.session
+    with session.lock:
+        later = session.since(ev.seq)
+        if not any(may_receive(e, role) for e in later):
+            out["state"] = state_for(table, role)
     return out
 
 

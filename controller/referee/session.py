@@ -122,6 +122,7 @@ class Session:
         self._setup_seen: dict[str, tuple] = {}
         self.log: list[Published] = []
         self._subscribers: list[Callable[[Published], None]] = []
+        self._occupancy_watchers: list[Callable[[frozenset[str]], None]] = []
         self._lock = threading.RLock()
         self._status = _Status()
         self.snapshot: Snapshot | None = None
@@ -140,6 +141,11 @@ class Session:
     def subscribe(self, fn: Callable[[Published], None]) -> None:
         """Call ``fn`` with every event published from now on (in order, from the referee's thread)."""
         self._subscribers.append(fn)
+
+    def watch_occupancy(self, fn: Callable[[frozenset[str]], None]) -> None:
+        """Call ``fn`` with the occupied stations each time a settled reading changes them during play (the board
+        page's live "in hand"; setup readings are published as ``board`` events)."""
+        self._occupancy_watchers.append(fn)
 
     @property
     def lock(self) -> threading.RLock:
@@ -272,6 +278,7 @@ class Session:
     def on_snapshot(self, snap: Snapshot) -> None:
         """A settled board reading from the sensing backend."""
         with self._lock:
+            before = self.snapshot
             self.snapshot = snap
             self.snapshot_at = time.time()
             if self.state.phase == "setup":
@@ -279,6 +286,11 @@ class Session:
                 if self.tag_pieces:
                     self._read_setups_from_tags(snap)
                 return
+            if before is None or before.occupied != snap.occupied:
+                # the seats' pages show a lifted piece "in hand" at once (occupancy only, which everyone at the table
+                # sees); not an event of the game, so it is neither logged nor numbered
+                for fn in list(self._occupancy_watchers):
+                    fn(frozenset(snap.occupied))
             if self._status.paused:
                 return
             self._handle(self.recognizer.feed(snap))

@@ -347,12 +347,23 @@ def _movements(r: _Reader, raw: Any, line_kinds: set[str], options: Mapping[str,
     return out
 
 
+#: the longest short label a piece face shows without cutting it
+SHORT_MAX = 6
+
+
+def _short(r: _Reader, raw: Any, where: str) -> str:
+    text = r.text(str(raw) if isinstance(raw, int) and not isinstance(raw, bool) else raw, where)
+    if len(text) > SHORT_MAX:
+        raise r.fail(where, f"expected a label of at most {SHORT_MAX} characters for a piece face, got {text!r}")
+    return text
+
+
 def _pieces(r: _Reader, raw: Any, movements: Mapping[str, tuple[MoveSpec, ...]], line_kinds: set[str], options: Mapping[str, OptionDef]) -> tuple[PieceType, ...]:
     out = []
     seen: set[str] = set()
     for i, item in enumerate(r.seq(raw, "pieces", nonempty=True)):
         where = f"pieces[{i}]"
-        spec = r.mapping(item, where, allowed={"id", "name", "zh", "zh_hans", "count", "counts", "rank", "moves", "can_attack", "doc"}, required={"id", "name", "zh", "count"})
+        spec = r.mapping(item, where, allowed={"id", "name", "zh", "zh_hans", "short", "count", "counts", "rank", "moves", "can_attack", "doc"}, required={"id", "name", "zh", "count"})
         pid = r.ident(spec["id"], _join(where, "id"))
         if pid in seen:
             raise r.fail(_join(where, "id"), f"expected a new piece id, {pid!r} is used twice")
@@ -381,6 +392,7 @@ def _pieces(r: _Reader, raw: Any, movements: Mapping[str, tuple[MoveSpec, ...]],
             doc=r.text(spec.get("doc", ""), _join(where, "doc")),
             counts=_counts(r, spec.get("counts", []), _join(where, "counts"), options),
             zh_hans=r.text(spec.get("zh_hans", spec["zh"]), _join(where, "zh_hans")),
+            short=_short(r, spec.get("short", ""), _join(where, "short")),
         ))
     return tuple(out)
 

@@ -94,6 +94,7 @@ class PieceType:
     doc: str = ""
     counts: tuple[tuple[Condition, int], ...] = ()  # option-dependent counts: the first whose condition holds wins
     zh_hans: str = ""  # the name in Simplified Chinese (the game file's ``zh_hans``; ``zh`` when the file has none)
+    short: str = ""  # a short label for a piece face on screen: the rank mark printed on the piece (10, S, B) or an abbreviation
 
     @property
     def movable(self) -> bool:

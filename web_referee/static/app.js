@@ -1,205 +1,554 @@
-/* FaceDown web referee page: draws the board from the game file, follows live events, guided setup, arbiter
-   controls, simulated-board clicks and the post-game replay. Everything shown comes from the server's view for
-   this page's role; this script never holds more than that view. */
+/* FaceDown web referee page: live state pushed with every event (no fetch per move), immediate tap feedback on the
+   simulated board, verdicts at a glance, fix-ups as a checklist, setup as one flow, arbiter controls and the replay.
+   Everything shown comes from the server's view for this page's role; every word comes from FD (i18n.js). */
 "use strict";
 (() => {
-  const SVGNS = "http://www.w3.org/2000/svg";
   const metaContent = (n) => document.querySelector(`meta[name="facedown-${n}"]`).content;
   const ROLE = metaContent("role"), KEY = metaContent("key"), CSRF = metaContent("csrf");
   const IS_ARBITER = ROLE === "arbiter", IS_SPECTATOR = ROLE === "spectator", IS_SEAT = !IS_ARBITER && !IS_SPECTATOR;
   const $ = (id) => document.getElementById(id);
+  const t = (k, p) => FD.t(k, p);
+  const cls = (s) => String(s).toLowerCase().replace(/[^a-z0-9_-]/g, "_");
+  const SIDE_SHAPES = ["●", "■", "▲", "◆"];  // a hidden piece's side by shape as well as colour (never a letter: B is a bomb)
   let G = null;          // the game file's public data
-  let S = null;          // the latest state for this role
-  let lang = localStorage.getItem("facedown-lang") || ((navigator.language || "").startsWith("zh") ? "zh" : "en");
+  let S = null;          // the latest state for this role (pushed with the events)
+  let B = null;          // the board drawing (board.js)
   let replay = null;     // {steps, i} while stepping through the replay
+  let lastSeq = 0;
   let prevOccupied = null;
+  const optimistic = new Map();  // station -> {occ, at}: a tap shown at once, until a reading confirms or corrects it
   const storeKey = `facedown-placement-${KEY}`;
   let placement = {};
   try { placement = JSON.parse(sessionStorage.getItem(storeKey) || "{}") || {}; } catch (e) { placement = {}; }
   let chosenPiece = null;
   let problems = [];
+  let verdictShown = null;  // {ruling | illegal, live}
+  let layoutAsked = false;
+  // how long the page took from an event's arrival to the redrawn board, and to the next frame (ms)
+  const paint = {sync: [], frame: [], done: {}};  // done: event number -> wall-clock ms when its redraw finished
+  window.FD_PAINT = paint;
 
-  // ------------------------------------------------------------------ helpers
-  const cap = (s) => (s ? s.charAt(0).toUpperCase() + s.slice(1) : "");
-  const cls = (s) => String(s).toLowerCase().replace(/[^a-z0-9_-]/g, "_");
-  const pieceDef = (id) => G.pieces.find((p) => p.id === id);
-  const pieceName = (id, short) => {
-    const p = id && pieceDef(id);
-    if (!p) return "";
-    if (lang === "zh") return p.zh;
-    if (!short || p.name.length <= 6) return p.name;
-    const words = p.name.split(" ");
-    return words.length > 1 ? words.map((w) => w[0]).join("") : p.name.slice(0, 5) + ".";
-  };
-  const bothNames = (id) => { const p = id && pieceDef(id); return p ? (lang === "zh" ? `${p.zh} (${p.name})` : `${p.name} (${p.zh})`) : ""; };
+  // ------------------------------------------------------------------ the old free-text messages
+  /* The only place that shows a server's English sentence (events, fix-up steps, problems and offers that do not
+     yet carry a structured "say"). The lead deletes it when every event carries "say". */
+  function legacyText(ev) {
+    if (!ev) return "";
+    if (ev.station !== undefined && ev.do !== undefined) return `${ev.station}: ${ev.do}`;
+    if (ev.station && ev.message) return `${ev.station}: ${ev.message}`;
+    return ev.message || ev.text || (ev.reason && typeof ev.reason === "string" ? ev.reason : "") || ev.event || "";
+  }
+  function legacySpan(ev) {
+    const span = document.createElement("span");
+    span.className = "legacy";
+    span.lang = "en";
+    span.textContent = legacyText(ev);
+    return span;
+  }
+  /* an object's words: its structured message when it has one, else the old text */
+  function words(obj, li) {
+    if (obj && obj.say) { li.textContent = FD.say(obj.say); return; }
+    li.appendChild(legacySpan(obj));
+  }
 
+  // ------------------------------------------------------------------ requests
   async function api(path, body) {
     const opts = body === undefined ? {} : {
       method: "POST", credentials: "same-origin",
       headers: {"Content-Type": "application/json", "X-CSRF-Token": CSRF},
       body: JSON.stringify(body),
     };
-    const resp = await fetch(`/api/${KEY}${path}`, opts);
+    let resp;
+    try { resp = await fetch(`/api/${KEY}${path}`, opts); } catch (e) { const err = new Error("network"); err.status = 0; throw err; }
     const data = await resp.json().catch(() => ({error: `HTTP ${resp.status}`}));
     if (!resp.ok) { const err = new Error(data.error || `HTTP ${resp.status}`); err.data = data; err.status = resp.status; throw err; }
     return data;
   }
 
-  function showError(msg) {
-    const el = $("error");
-    el.textContent = msg || "";
-    el.hidden = !msg;
+  function errorText(e) {
+    if (typeof e === "string") return e;
+    if (e.data && e.data.say) return FD.say(e.data.say);
+    const key = e.status === 0 ? "page.error.network" : e.status === 503 ? "page.error.busy"
+      : e.status === 403 && /CSRF/.test(e.message) ? "page.error.csrf" : e.status === 403 ? "page.error.forbidden"
+      : e.status === 409 ? "page.error.conflict" : "page.error.refused";
+    return t(key);
+  }
+  function showError(e) {
+    const box = $("error");
+    box.textContent = "";
+    box.hidden = !e;
+    if (!e) return;
+    const head = document.createElement("span");
+    head.textContent = errorText(e);
+    box.appendChild(head);
+    if (typeof e !== "string" && e.status && e.message && !FD.zh) {  // the server's own detail (English)
+      box.appendChild(document.createTextNode(" · "));
+      box.appendChild(legacySpan({message: e.message}));
+    }
   }
 
-  function logLine(text, cl) {
-    if (!text) return;
+  // ------------------------------------------------------------------ occupancy as shown (taps at once)
+  function shownOccupied() {
+    const occ = new Set(S.occupied || []);
+    for (const [st, o] of optimistic) { if (o.occ) occ.add(st); else occ.delete(st); }
+    return occ;
+  }
+  function settleOptimistic() {
+    const real = new Set(S.occupied || []);
+    const now = performance.now();
+    for (const [st, o] of optimistic) if (real.has(st) === o.occ || now - o.at > 2000) optimistic.delete(st);
+  }
+
+  // ------------------------------------------------------------------ words for rulings
+  function survivorOf(r) {
+    if (r.kind !== "attack") return null;
+    if (r.outcome === "attacker") return {side: r.side, station: r.to};
+    if (r.outcome === "defender") return {side: r.defender_side, station: r.to};
+    return null;
+  }
+  function shortVerdict(r) {
+    if (r.kind !== "attack") return {text: t("page.verdict.move", {side: r.side, from: r.from, to: r.to}), icon: "→", outcome: "move"};
+    const key = {attacker: "page.verdict.attacker", defender: "page.verdict.defender", both: "page.verdict.both", bounce: "page.verdict.bounce"}[r.outcome] || "page.verdict.clash";
+    const surv = survivorOf(r);
+    const icon = surv ? "★" : r.outcome === "both" ? "✕" : "↺";
+    return {text: t(key, {side: surv ? surv.side : r.side, station: r.to}), icon, outcome: r.outcome};
+  }
+  function rulingSentence(r) {
+    if (r.say) return FD.say(r.say);
+    const hidden = {code: "page.log.piece_hidden"};
+    if (r.kind !== "attack") {
+      return r.piece ? t("page.log.move", {side: r.side, piece: r.piece, from: r.from, to: r.to}) : t("page.log.move_hidden", {side: r.side, from: r.from, to: r.to});
+    }
+    const okey = ["attacker", "defender", "both", "bounce"].includes(r.outcome) ? `page.log.outcome.${r.outcome}` : "page.log.outcome.other";
+    const outcome = {code: okey, params: {side: r.side, defender: r.defender_side, outcome: r.outcome}};
+    return t("page.log.attack", {side: r.side, piece: r.piece || hidden, from: r.from, to: r.to, defender: r.defender_side,
+      defender_piece: r.defender_piece || hidden, outcome});
+  }
+
+  /* one event's line in the log: its message object, else words made here from its structured fields */
+  function eventLine(ev, li) {
+    if (ev.say) { li.textContent = FD.say(ev.say); return true; }
+    if (ev.ruling) { li.textContent = rulingSentence(ev.ruling); return true; }
+    const side = ev.player;
+    const simple = {
+      turn: ["page.log.turn", {side}], start: ["page.log.start", {side}], paused: ["page.log.paused", {}],
+      resumed: ["page.log.resumed", {}], undo: ["page.log.undo", {side: ev.turn}], fixup_done: ["page.log.fixup_done", {}],
+      illegal: ["page.log.illegal", {side, from: ev.from, to: ev.to}],
+      mismatch: ["page.log.mismatch", {stations: (ev.stations || []).map((d) => d.station)}],
+    }[ev.event];
+    if (simple) { li.textContent = t(simple[0], simple[1]); return true; }
+    if (ev.event === "setup") { li.textContent = t(ev.status === "registered" ? "page.log.setup_done" : "page.log.setup_refused", {side}); return true; }
+    if (ev.event === "game_over") {
+      const w = ev.winners || (ev.winner ? [ev.winner] : []);
+      li.textContent = w.length ? t("page.log.over_win", {winners: w}) : t("page.log.over_draw");
+      return true;
+    }
+    if (ev.event === "board" || ev.event === "offer_closed") return false;
+    if (ev.event === "notice" && ev.out) { li.textContent = t("page.log.out", {side: ev.out}); return true; }
+    li.appendChild(legacySpan(ev));
+    return true;
+  }
+
+  const kept = [];  // the events in the log, to say them again in another language
+  function logEvent(ev) {
+    kept.push(ev);
+    if (kept.length > 400) kept.shift();
+    addLogLine(ev);
+  }
+  function relog() { $("log").textContent = ""; for (const ev of kept) addLogLine(ev); }
+  function addLogLine(ev) {
     const li = document.createElement("li");
-    li.textContent = text;
-    if (cl) li.className = cl;
+    if (!eventLine(ev, li)) return;
+    li.value = ev.seq;
+    li.className = `ev-${cls(ev.event)}`;
+    li.setAttribute("data-seq", String(ev.seq));
     const log = $("log");
     log.insertBefore(li, log.firstChild);
-    while (log.children.length > 60) log.removeChild(log.lastChild);
+    while (log.children.length > 400) log.removeChild(log.lastChild);
   }
 
-  // ------------------------------------------------------------------ words
-  function verdict(r) {
-    if (!r) return "";
-    const side = cap(r.side);
-    const mover = r.piece ? `${side}'s ${pieceName(r.piece)}` : `${side}'s piece`;
-    if (r.kind !== "attack") return `${mover} moved ${r.from} → ${r.to}`;
-    const def = cap(r.defender_side);
-    const defender = r.defender_piece ? `${def}'s ${pieceName(r.defender_piece)}` : `${def}'s piece`;
-    switch (r.outcome) {
-      case "attacker": return `${mover} from ${r.from} attacked ${r.to}: ${side}'s piece at ${r.to} survived; ${def}'s removed${r.defender_piece ? ` (${pieceName(r.defender_piece)})` : ""}`;
-      case "defender": return `${mover} attacked ${r.to}: ${defender} at ${r.to} survived; ${side}'s removed`;
-      case "both": return `${mover} attacked ${defender} at ${r.to}: both removed`;
-      case "bounce": return `${mover} attacked ${r.to}: no effect, both pieces go back`;
-      default: return `${mover} attacked ${r.to}: ${r.outcome}`;
+  // ------------------------------------------------------------------ banner, verdict, checklist
+  function renderBanner() {
+    const st = S.status;
+    const banner = $("banner");
+    let text;
+    if (replay) {
+      text = t("page.replay.showing", {n: replay.i + 1, total: replay.steps.length});
+    } else if (st.phase === "setup") {
+      const done = st.setups.length;
+      const cur = inSetup() ? currentPiece() : null;
+      if (cur) {
+        const left = remaining();
+        text = t("page.setup.place", {piece: cur, left: left[cur], total: Object.values(left).reduce((a, b) => a + b, 0)});
+      } else text = IS_SEAT && !st.setups.includes(ROLE) ? t("page.banner.setup_you") : t("page.banner.setup", {done, total: G.sides.length});
+    } else if (st.phase === "play" && st.waiting_for_board && st.ply === 0) {
+      text = t("page.banner.layout");
+    } else if (st.phase === "play" && st.waiting_for_board) {
+      text = t("page.banner.fix_first", {side: st.turn});
+    } else if (st.phase === "play") {
+      text = IS_SEAT && st.turn === ROLE ? t("page.banner.your_turn", {side: st.turn, ply: st.ply + 1}) : t("page.banner.turn", {side: st.turn, ply: st.ply + 1});
+    } else {
+      const r = st.result || {};
+      text = r.winners && r.winners.length ? t("page.banner.over_win", {winners: r.winners}) : t("page.banner.over_draw");
+    }
+    if (st.paused && !replay) text = `${t("page.banner.paused")} · ${text}`;
+    banner.textContent = text;
+    const mine = IS_SEAT && st.phase === "play" && st.turn === ROLE && !st.waiting_for_board;
+    banner.className = `turn-${cls(st.turn || "none")} phase-${st.phase}` + (mine ? " mine" : "") + (replay ? " replaying" : "");
+  }
+
+  function renderVerdict() {
+    const box = $("verdict");
+    let r = null, live = false;
+    if (replay) r = replay.steps[replay.i].ruling;
+    else if (verdictShown && verdictShown.illegal) {
+      const ev = verdictShown.illegal;
+      box.hidden = false;
+      box.className = "outcome-illegal";  // (drops "empty")
+      box.removeAttribute("data-survivor");
+      box.querySelector(".v-icon").textContent = "⚠";
+      $("verdict-text").textContent = t("page.verdict.illegal", {side: ev.player, station: ev.from});
+      const detail = $("verdict-detail");
+      detail.textContent = "";
+      if (ev.reason && typeof ev.reason === "object") detail.textContent = t("page.illegal.reason", {reason: ev.reason});
+      return;
+    } else { r = S.last_ruling; live = !!(verdictShown && verdictShown.live); }
+    // in play the verdict keeps its place even before the first ruling, so the board below never jumps
+    box.hidden = !r && S.status.phase === "setup";
+    box.classList.toggle("empty", !r);
+    if (!r) return;
+    const v = shortVerdict(r);
+    const surv = survivorOf(r);
+    box.className = `outcome-${v.outcome}` + (live ? " fresh" : "");  // (drops "empty")
+    box.querySelector(".v-icon").textContent = v.icon;
+    $("verdict-text").textContent = v.text;
+    if (surv) { box.setAttribute("data-survivor", surv.side); box.setAttribute("data-station", surv.station); }
+    else { box.removeAttribute("data-survivor"); box.setAttribute("data-station", r.to); }
+    $("verdict-detail").textContent = replay ? rulingSentence(r) : "";
+  }
+
+  let fixTrack = {key: null, mism: new Set(), touched: new Set()};  // the fix-up being shown and the stations acted on
+  const layoutSeen = new Map();  // station -> owner of the piece it should hold (null: it should be empty)
+  /* the fix-up checklist: numbered steps addressed to the player who acts, each ticked off as its station matches */
+  function checklist() {
+    if (replay || !S || S.status.phase === "setup") return null;
+    const occ = shownOccupied();
+    const exp = new Set(S.expected || []);
+    const owners = Object.fromEntries((S.view.pieces || []).map((p) => [p.station, p.owner]));
+    const matches = (st) => occ.has(st) === exp.has(st);
+    const g = S.guidance;
+    if (S.status.waiting_for_board || (g && !(g.steps || []).length && !(g.stations || []).length)) {
+      // laying out (or after an undo, a resume, a refused move): every station that differs from the referee's board,
+      // ticked off as it comes to match (kept in the list, so the list does not jump while the board fills in)
+      for (const s of new Set([...occ, ...exp])) if (!matches(s) && !layoutSeen.has(s)) layoutSeen.set(s, exp.has(s) ? owners[s] || null : null);
+      const mineFirst = (a, b) => ((layoutSeen.get(b) === ROLE) - (layoutSeen.get(a) === ROLE)) || (a < b ? -1 : a > b ? 1 : 0);
+      const items = [...layoutSeen.keys()].sort(mineFirst).map((s) => {
+        const owner = layoutSeen.get(s);
+        return {station: s, by: owner, done: matches(s),
+          text: owner ? t("page.fix.put", {side: owner, station: s}) : t("page.fix.take", {station: s})};
+      });
+      const title = !S.status.waiting_for_board ? "page.fix.title" : S.status.ply === 0 ? "page.fix.layout_title" : "page.fix.title";
+      return {title: t(title), items, kind: "layout",
+        left: items.filter((it) => !it.done).length};
+    }
+    layoutSeen.clear();
+    if (!g) return null;
+    if (g.kind === "mismatch") {
+      const items = (g.stations || []).map((d) => ({
+        station: d.station, by: d.expected && d.expected !== "empty" ? d.expected : null, done: false,
+        text: d.found === "empty" ? t("page.fix.put", {side: d.expected, station: d.station})
+          : d.found === "occupied" ? t("page.fix.take", {station: d.station}) : t("page.fix.wrong", {side: d.expected, station: d.station}),
+      }));
+      return {title: t("page.fix.mismatch_title"), items, kind: "mismatch"};
+    }
+    // a step is done when its station matches the referee's board and was acted on since the step was asked (a piece
+    // swapped on an occupied station matches before and after: only the lift and the put-back tick it off)
+    const key = JSON.stringify(g);
+    if (fixTrack.key !== key) fixTrack = {key, mism: new Set((g.steps || []).map((s) => s.station).filter((s) => s && !matches(s))), touched: new Set()};
+    const acted = (st) => matches(st) && (fixTrack.mism.has(st) || fixTrack.touched.has(st));
+    const items = (g.steps || []).filter((s) => s.action !== "none").map((s) => (
+      {station: s.station, to: s.to || null, by: s.by || null, obj: s, done: !!s.station && acted(s.station) && (!s.to || matches(s.to))}));
+    return {title: t("page.fix.title"), items, kind: g.kind, obj: g};
+  }
+
+  function renderGuidance(list) {
+    const box = $("guidance");
+    box.hidden = !list || !list.items.length;
+    if (box.hidden) return;
+    $("guidance-title").textContent = list.title;
+    const ol = $("fix-list");
+    ol.textContent = "";
+    list.items.forEach((it, i) => {
+      const li = document.createElement("li");
+      li.className = it.done ? "done" : "todo";
+      if (it.station) li.setAttribute("data-station", it.station);
+      const tick = document.createElement("span");
+      tick.className = "tick";
+      tick.textContent = it.done ? "✓" : String(i + 1);
+      tick.setAttribute("aria-hidden", "true");
+      li.appendChild(tick);
+      const state = document.createElement("span");
+      state.className = "sr-only";
+      state.textContent = `${i + 1}, ${t(it.done ? "page.fix.done" : "page.fix.todo")}: `;
+      li.appendChild(state);
+      const body = document.createElement("span");
+      if (it.obj) words(it.obj, body); else body.textContent = it.text;
+      if (it.by && it.obj && it.obj.say) body.textContent = t("page.fix.for", {side: it.by, step: body.textContent});
+      li.appendChild(body);
+      ol.appendChild(li);
+    });
+    if (list.kind === "layout") {
+      const li = document.createElement("li");
+      li.className = "summary";
+      li.textContent = t("page.fix.remaining", {count: list.left});
+      ol.appendChild(li);
     }
   }
 
-  function eventText(ev) {
-    if (ev.ruling) return verdict(ev.ruling) + (ev.ruling.notices && ev.ruling.notices.length ? ` (${ev.ruling.notices.join("; ")})` : "");
-    switch (ev.event) {
-      case "board": return null;
-      case "setup": return ev.status === "registered" ? `${cap(ev.player)} has deployed` : `${cap(ev.player)}'s deployment refused`;
-      case "turn": return `${cap(ev.player)} to move`;
-      case "start": return `play starts: ${cap(ev.player)} to move`;
-      case "game_over": return ev.winners && ev.winners.length ? `game over: ${ev.winners.map(cap).join(", ")} won (${ev.reason})` : `game over: draw (${ev.reason})`;
-      case "paused": return "the arbiter paused the game";
-      case "resumed": return "the arbiter resumed the game";
-      case "undo": return `the arbiter took back the last ruling; ${cap(ev.turn)} to move`;
-      case "fixup_done": return "the board matches";
-      default: return ev.message || ev.event;
-    }
-  }
-
-  // ------------------------------------------------------------------ board geometry
-  // The server draws the static board (lines, stations, kinds, labels) with controller/board_svg.py, turned so this
-  // viewer's side is at the bottom; the page reads each station's position from it and adds pieces on top.
-  let geo = null;
-  function geometry() {
-    const pts = {}, groups = {};
-    for (const g of document.querySelectorAll("#board g.station")) {
-      const id = g.getAttribute("data-station");
-      pts[id] = [parseFloat(g.getAttribute("data-x")), parseFloat(g.getAttribute("data-y"))];
-      groups[id] = g;
-      g.addEventListener("click", () => clickStation(id));
-    }
-    return {pts, groups};
-  }
-
-  function el(name, attrs, parent) {
-    const e = document.createElementNS(SVGNS, name);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    if (parent) parent.appendChild(e);
-    return e;
-  }
-
-  function sideClass(side) { return `side-${cls(side)} sidex-${G.sides.indexOf(side)}`; }
-
-  // ------------------------------------------------------------------ drawing
-  function draw() {
-    if (!G || !S) return;
-    const svg = $("board");
-    const stepView = replay ? replay.steps[replay.i].view : S.view;
-    const stepRuling = replay ? replay.steps[replay.i].ruling : S.last_ruling;
-    const occupied = new Set(S.occupied || []);
-    const expected = new Set(S.expected || []);
+  // ------------------------------------------------------------------ the board model
+  function drawBoard(list) {
+    const rep = replay ? replay.steps[replay.i] : null;
+    const view = rep ? rep.view : S.view;
+    const ruling = rep ? rep.ruling : S.last_ruling;
+    const occ = shownOccupied();
+    const exp = new Set(S.expected || []);
     const setupMode = !replay && inSetup();
-    const zone = new Set(setupMode ? S.setup.zone : []);
-    const allowed = new Set(setupMode && currentPiece() ? S.setup.allowed[currentPiece()] : []);
-    const probStations = new Set(problems.filter((p) => p.station).map((p) => p.station));
-    const fix = new Set();
-    if (!replay && S.guidance) {
-      for (const st of (S.guidance.steps || S.guidance.stations || [])) fix.add(st.station);
-      if (S.guidance.kind === "illegal") { /* stations named in the message are enough */ }
+    const marks = {};
+    const add = (id, c) => { (marks[id] = marks[id] || []).push(c); };
+    if (setupMode) {
+      const cur = currentPiece();
+      const allowed = new Set(cur ? S.setup.allowed[cur] : []);
+      for (const s of S.setup.zone) { add(s, "zone"); if (allowed.has(s) && !(s in placement)) add(s, "allowed"); }
+      for (const p of problems) if (p.station) add(p.station, "problem");
     }
-    const hl = {};
-    if (stepRuling) { hl[stepRuling.from] = "hl-from"; hl[stepRuling.to] = "hl-to"; }
-    const marks = ["zone", "allowed", "problem", "hl-fix", "hl-from", "hl-to"];
-    for (const [id, g] of Object.entries(geo.groups)) {
-      g.classList.remove(...marks);
-      if (zone.has(id)) g.classList.add("zone");
-      if (allowed.has(id) && !(id in placement)) g.classList.add("allowed");
-      if (probStations.has(id)) g.classList.add("problem");
-      if (fix.has(id)) g.classList.add("hl-fix");
-      if (hl[id]) g.classList.add(hl[id]);
+    const badges = {};
+    const fixing = new Set();
+    if (list) list.items.forEach((it, i) => {
+      if (!it.station) return;
+      add(it.station, it.done ? "fix-done" : "fix");
+      badges[it.station] = it.done ? "✓" : String(i + 1);
+      fixing.add(it.station);
+      if (it.to && !fixing.has(it.to)) { add(it.to, it.done ? "fix-done" : "fix"); fixing.add(it.to); }  // where the piece goes
+    });
+    if (ruling) {
+      if (!fixing.has(ruling.from)) add(ruling.from, "hl-from");
+      if (!fixing.has(ruling.to)) add(ruling.to, "hl-to");
     }
-    for (const old of svg.querySelectorAll("g.pieces")) old.remove();
-    const pieces = el("g", {class: "pieces"}, svg);
-    const shown = new Set();
-    const piece = (station, owner, type, extra) => {
-      const [X, Y] = geo.pts[station];
-      const g = el("g", {class: `piece ${sideClass(owner)} ${extra || ""}`, "data-station": station, transform: `translate(${X},${Y})`}, pieces);
-      if (type) g.setAttribute("data-piece", type);
-      el("rect", {x: -20, y: -14, width: 40, height: 28, rx: 4}, g);
-      if (type) el("text", {y: 5, class: lang === "zh" ? "zh" : "en"}, g).textContent = pieceName(type, true);
-      shown.add(station);
-      g.addEventListener("click", () => clickStation(station));
-    };
-    for (const p of stepView.pieces) {
-      const lifted = !replay && S.view.phase === "play" && !occupied.has(p.station);
-      piece(p.station, p.owner, p.piece, lifted ? "lifted" : "");
+    const pieces = [];
+    const shown = {};
+    const seen = new Set();
+    const play = !replay && S.view.phase === "play";
+    for (const p of view.pieces) {
+      const lifted = play && !occ.has(p.station);
+      const face = p.piece ? FD.pieceFace(p.piece) : "";
+      const def = p.piece && G.pieces.find((x) => x.id === p.piece);
+      pieces.push({
+        station: p.station, owner: p.owner, piece: p.piece, zh: FD.zh, label: face,
+        sideMark: p.piece ? null : SIDE_SHAPES[G.sides.indexOf(p.owner) % SIDE_SHAPES.length],
+        mark: FD.zh && def && /^(\d{1,2}|[A-Z])$/.test(def.short || "") ? def.short : null,  // a rank mark (10 … 1, S, B, F)
+        state: (lifted ? "lifted " : "") + (p.public ? "revealed" : ""), handTitle: lifted ? t("page.in_hand") : null,
+      });
+      seen.add(p.station);
     }
-    if (setupMode) for (const [st, type] of Object.entries(placement)) if (!shown.has(st)) piece(st, ROLE, type, "planned");
-    if (!replay) for (const st of occupied) if (!shown.has(st) && !expected.has(st)) {
-      const [X, Y] = geo.pts[st] || [0, 0];
-      const g = el("g", {class: "piece stray", "data-station": st, transform: `translate(${X},${Y})`}, pieces);
-      el("rect", {x: -20, y: -14, width: 40, height: 28, rx: 4}, g);
-      g.addEventListener("click", () => clickStation(st));
+    if (setupMode) {
+      for (const [st, type] of Object.entries(placement)) if (!seen.has(st)) {
+        pieces.push({station: st, owner: ROLE, piece: type, zh: FD.zh, label: FD.pieceFace(type), state: "planned" + (occ.has(st) ? " placed" : "")});
+        seen.add(st);
+      }
     }
+    if (!replay) for (const st of occ) if (!seen.has(st) && !exp.has(st)) pieces.push({station: st, owner: null, state: "stray"});
+    for (const id of Object.keys(B.pts)) shown[id] = {occupied: replay ? seen.has(id) : occ.has(id), hand: !replay && exp.has(id) && !occ.has(id)};
+    B.draw({pieces, marks, badges, shown});
   }
 
-  // ------------------------------------------------------------------ water
-  // A river or sea between lands (stations of kind water or anchorage) gets a band of water under the lines, and the
-  // sea lines lying on it are drawn white, as the seed's board has them; boards with no such stations keep their look.
-  const WATER_KINDS = ["water", "anchorage"];
-  function drawWater() {
-    const svg = $("board");
-    const wet = G.stations.filter((s) => WATER_KINDS.includes(s.kind) && geo.pts[s.id]).map((s) => geo.pts[s.id]);
-    const lines = svg.querySelector("g.lines");
-    if (!wet.length || !lines) return;
-    let pitch = Infinity;
-    for (const [ax, ay] of wet) for (const [bx, by] of wet) { const d = Math.hypot(ax - bx, ay - by); if (d > 0 && d < pitch) pitch = d; }
-    if (!isFinite(pitch)) pitch = 40;
-    const xs = wet.map((p) => p[0]), ys = wet.map((p) => p[1]);
-    const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-    const vb = svg.viewBox.baseVal, pad = pitch / 2;
-    const band = x1 - x0 >= y1 - y0
-      ? {x: vb.x, y: y0 - pad, width: vb.width, height: y1 - y0 + 2 * pad}
-      : {x: x0 - pad, y: vb.y, width: x1 - x0 + 2 * pad, height: vb.height};
-    svg.insertBefore(el("rect", {class: "water-band", ...band}), lines);
-    const inside = ([x, y]) => x >= band.x && x <= band.x + band.width && y >= band.y && y <= band.y + band.height;
-    for (const pl of lines.querySelectorAll("polyline.line-sea")) {
-      const pts = (pl.getAttribute("points") || "").trim().split(/\s+/).map((p) => p.split(",").map(Number));
-      if (pts.length && pts.every(inside)) pl.classList.add("on-water");
+  // ------------------------------------------------------------------ whole page
+  // ------------------------------------------------------------------ the referee's health (banner)
+  /* state.fault (the referee stopped: why) and state.link (the board's sensors: connected / resyncing / lost), in
+     the catalog's words, in one banner above everything else */
+  function renderHealth() {
+    const box = $("health");
+    if (!box) return;
+    const link = S.link || {status: "connected"};
+    const parts = [];
+    if (S.fault) parts.push(FD.say(S.fault.say));
+    if (link.status !== "connected") {
+      const since = link.since ? ` (${new Date(link.since * 1000).toLocaleTimeString()})` : "";
+      parts.push(FD.say(link.say) + since);
     }
+    box.textContent = parts.join(" ");
+    box.hidden = parts.length === 0;
+    box.className = S.fault ? "fault" : `link-${link.status}`;
+  }
+
+  function render() {
+    if (!G || !S) return;
+    renderHealth();
+    renderBanner();
+    renderVerdict();
+    const list = checklist();
+    renderGuidance(list);
+    renderSetup();
+    renderArbiter();
+    renderReactions();
+    renderReplay();
+    clockSeen = S.clock ? {left: S.clock.left, running: S.clock.running, at: performance.now()} : null;
+    drawClock();
+    drawBoard(list);
+  }
+
+  // ------------------------------------------------------------------ guided setup
+  function inSetup() { return IS_SEAT && S && S.setup && !S.setup.deployed; }
+
+  function remaining() {
+    const used = {};
+    for (const ty of Object.values(placement)) used[ty] = (used[ty] || 0) + 1;
+    return Object.fromEntries(G.pieces.map((p) => [p.id, p.count - (used[p.id] || 0)]));
+  }
+
+  /* the order the page asks for pieces in: the seat's private random order when the referee gives one, else the
+     most constrained pieces first so the area never runs out of legal stations */
+  function guidedOrder() {
+    const order = S.setup.guided_order || S.guided_order;
+    if (Array.isArray(order) && order.length) {
+      const seen = [];
+      for (const id of order) if (!seen.includes(id)) seen.push(id);
+      return seen.map((id) => G.pieces.find((p) => p.id === id)).filter(Boolean)
+        .concat(G.pieces.filter((p) => !seen.includes(p.id)));
+    }
+    return [...G.pieces].sort((a, b) => (S.setup.allowed[a.id].length - S.setup.allowed[b.id].length) || (G.pieces.indexOf(a) - G.pieces.indexOf(b)));
+  }
+
+  function currentPiece() {
+    const left = remaining();
+    if (chosenPiece && left[chosenPiece] > 0) return chosenPiece;
+    const order = S.setup.guided_order || S.guided_order;
+    if (Array.isArray(order) && order.length) {
+      // the private order lists each piece as often as it is placed: the next one not yet placed
+      const used = {};
+      for (const id of order) {
+        used[id] = (used[id] || 0) + 1;
+        if (left[id] > 0 && used[id] > (G.pieces.find((p) => p.id === id).count - left[id])) return id;
+      }
+    }
+    const next = guidedOrder().find((p) => left[p.id] > 0);
+    return next ? next.id : null;
+  }
+
+  function savePlacement() { try { sessionStorage.setItem(storeKey, JSON.stringify(placement)); } catch (e) { /* ignore */ } }
+
+  function renderSetup() {
+    const box = $("setup");
+    const on = IS_SEAT && !replay && (S.status.phase === "setup" || (S.status.waiting_for_board && S.status.ply === 0));
+    box.hidden = !on;
+    if (!on) return;
+    const deployed = !S.setup || S.setup.deployed;
+    const total = G.pieces.reduce((a, p) => a + p.count, 0);
+    const planned = Object.keys(placement);
+    const occ = shownOccupied();
+    for (const id of ["setup-pieces", "setup-problems"]) $(id).hidden = deployed;
+    for (const b of box.querySelectorAll("button, select, input")) b.disabled = deployed;
+    // laying out is part of the same flow, before or after submitting
+    // own pieces: the plan until play starts (the referee's board holds no piece before every seat has deployed)
+    const mine = planned.length ? planned : (S.view.pieces || []).filter((p) => p.owner === ROLE).map((p) => p.station);
+    const onBoard = mine.filter((s) => occ.has(s)).length;
+    const prog = $("setup-progress");
+    prog.hidden = !(layoutAsked || deployed) || (!planned.length && !deployed);
+    const want = deployed ? Math.max(mine.length, 1) && total : planned.length;
+    $("setup-progress-bar").style.width = `${want ? Math.round(100 * onBoard / want) : 0}%`;
+    $("setup-progress-text").textContent = t(onBoard >= want ? "page.setup.laid" : "page.setup.laying", {done: onBoard, total: want});
+    $("setup-submit").textContent = t(S.sim ? "page.setup.submit_sim" : "page.setup.submit");
+    if (deployed) {
+      const waiting = G.sides.filter((s) => !S.status.setups.includes(s));
+      $("setup-prompt").textContent = t("page.setup.registered") + (waiting.length ? " " + t("page.setup.waiting_for", {sides: waiting}) : "");
+      $("setup-layout").hidden = true;
+      return;
+    }
+    const cur = currentPiece();
+    const left = remaining();
+    const toGo = Object.values(left).reduce((a, b) => a + b, 0);
+    $("setup-prompt").textContent = cur ? `${t("page.setup.place", {piece: cur, left: left[cur], total: toGo})} ${t(S.sim ? "page.setup.tap" : "page.setup.tap_real")}`
+      : t("page.setup.all_placed");
+    const pieces = $("setup-pieces");
+    pieces.textContent = "";
+    for (const p of guidedOrder()) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "pick" + (p.id === cur ? " current" : "") + (left[p.id] <= 0 ? " done" : "");
+      b.setAttribute("data-piece", p.id);
+      b.setAttribute("aria-pressed", p.id === cur ? "true" : "false");
+      b.textContent = t("page.setup.count", {piece: p.id, left: left[p.id]});
+      b.disabled = left[p.id] <= 0;
+      b.addEventListener("click", () => { chosenPiece = p.id; render(); });
+      pieces.appendChild(b);
+    }
+    const ul = $("setup-problems");
+    ul.textContent = "";
+    const shownProblems = problems.filter((p) => p.station || toGo === 0);
+    for (const p of shownProblems) { const li = document.createElement("li"); words(p, li); ul.appendChild(li); }
+    $("setup-submit").disabled = toGo > 0 || problems.length > 0;
+    $("setup-hint").textContent = problems.length && toGo === 0 ? t("page.setup.problems", {count: problems.length}) : $("setup-hint").textContent;
+    $("setup-layout").hidden = !S.sim || planned.length === 0;
+  }
+
+  let checkTimer = null;
+  function checkPlacement() {
+    clearTimeout(checkTimer);
+    checkTimer = setTimeout(async () => {
+      try { const r = await api("/setup/check", {placement}); problems = r.problems; render(); } catch (e) { showError(e); }
+    }, 60);
+  }
+
+  function assign(station) {
+    if (!S.setup.zone.includes(station)) { showError(t("page.setup.outside", {station})); return; }
+    showError("");
+    if (station in placement) delete placement[station];
+    else { const cur = currentPiece(); if (!cur) return; placement[station] = cur; chosenPiece = null; }
+    savePlacement();
+    render();
+    checkPlacement();
+    if (layoutAsked && S.sim) layOut();
+  }
+
+  /* put the planned pieces on the simulated board in one reading (and lift the others of this seat's area) */
+  async function layOut() {
+    layoutAsked = true;
+    const stations = Object.keys(placement).length ? Object.keys(placement) : (S.view.pieces || []).filter((p) => p.owner === ROLE).map((p) => p.station);
+    try { await api("/sim/layout", {stations}); } catch (e) { showError(e); }
+    render();
+  }
+
+  /* a real board during setup: a piece put down in this seat's area takes the piece the page asked for */
+  function onBoardDuringSetup(occ) {
+    if (!inSetup() || S.sim || !prevOccupied) return;
+    let changed = false;
+    for (const s of occ) {
+      if (!prevOccupied.has(s) && S.setup.zone.includes(s) && !(s in placement)) {
+        const cur = currentPiece();
+        if (cur) { placement[s] = cur; changed = true; }
+      }
+    }
+    for (const s of prevOccupied) if (!occ.has(s) && s in placement) { delete placement[s]; changed = true; }
+    if (changed) { savePlacement(); checkPlacement(); }
+  }
+
+  // ------------------------------------------------------------------ taps
+  async function tapStation(station) {
+    if (replay || !S) return;
+    if (inSetup()) { assign(station); return; }
+    if (IS_SPECTATOR || !S.sim) return;
+    const now = shownOccupied().has(station);
+    optimistic.set(station, {occ: !now, at: performance.now()});
+    fixTrack.touched.add(station);
+    render();  // the tap shows at once; the referee's next reading confirms or corrects it
+    try {
+      showError("");
+      const r = await api("/sim/toggle", {station});
+      optimistic.set(station, {occ: r.occupied, at: performance.now()});
+      settleOptimistic();
+    } catch (e) { optimistic.delete(station); showError(e); }
+    render();
   }
 
   // ------------------------------------------------------------------ optional reactions (reactions: ask)
-  // A seat is asked privately whether its guard reacts ("Your AA gun at X may fire at the aircraft at Y"); the offer
-  // lapses when the seat moves. "react automatically" is the seat's standing choice.
   let offersShown = "";
   function renderReactions() {
     const box = $("reactions");
@@ -207,7 +556,7 @@
     box.hidden = !R || S.status.phase === "over";
     if (box.hidden) return;
     $("react-auto").checked = !!R.automatic;
-    const key = JSON.stringify(R.offers);
+    const key = FD.lang + JSON.stringify(R.offers);
     if (key === offersShown) return;
     offersShown = key;
     const ul = $("offers");
@@ -217,211 +566,43 @@
       li.className = "offer";
       li.setAttribute("data-offer", String(o.id));
       const text = document.createElement("span");
-      text.textContent = `${o.text}: `;
+      text.textContent = o.say ? FD.say(o.say) : t("page.reactions.offer", {guard_piece: o.guard_piece, guard: o.guard, target: o.target});
       li.appendChild(text);
-      for (const [label, react] of [[o.accept, true], [o.decline, false]]) {
+      for (const react of [true, false]) {
         const b = document.createElement("button");
         b.type = "button";
         b.className = react ? "react-yes" : "react-no";
-        b.textContent = label;
+        b.textContent = t(react ? "page.reactions.yes" : "page.reactions.no");
         b.addEventListener("click", () => answerOffer(o, react, li));
         li.appendChild(b);
       }
       ul.appendChild(li);
     }
   }
-
   async function answerOffer(o, react, li) {
     for (const b of li.querySelectorAll("button")) b.disabled = true;
-    try { showError(""); await api("/reaction", {offer: o.id, react, target: o.target}); }
-    catch (e) { showError(e.message); }
+    try { showError(""); await api("/reaction", {offer: o.id, react, target: o.target}); } catch (e) { showError(e); }
     offersShown = "";
-    await refresh();
   }
 
   // ------------------------------------------------------------------ game clock (club play)
-  let clockSeen = null;  // {left: {side: seconds}, running, at: performance.now() when read}
-
-  function fmtClock(s) {
-    const t = Math.max(0, Math.ceil(s));
-    return `${Math.floor(t / 60)}:${String(t % 60).padStart(2, "0")}`;
-  }
-
+  let clockSeen = null;
+  function fmtClock(s) { const x = Math.max(0, Math.ceil(s)); return `${Math.floor(x / 60)}:${String(x % 60).padStart(2, "0")}`; }
   function drawClock() {
     const box = $("clock");
-    if (!box) return;
     box.hidden = !clockSeen;
     if (!clockSeen) return;
     box.textContent = "";
-    const running = S && S.status && S.status.phase === "play" && !S.status.paused ? clockSeen.running : null;
+    const running = S && S.status.phase === "play" && !S.status.paused ? clockSeen.running : null;
     for (const [side, left] of Object.entries(clockSeen.left)) {
       const now = side === running ? left - (performance.now() - clockSeen.at) / 1000 : left;
       const span = document.createElement("span");
       span.className = `side side-${cls(side)}` + (side === running ? " running" : "") + (now <= 60 ? " low" : "");
-      span.textContent = `${cap(side)} ${fmtClock(now)}`;
+      span.textContent = (side === running ? "▶ " : "") + t("page.clock.label", {side, time: fmtClock(now)});
       box.appendChild(span);
     }
   }
-  setInterval(drawClock, 500);
-
-  // ------------------------------------------------------------------ status texts
-  function render() {
-    if (!G || !S) return;
-    const st = S.status;
-    let text;
-    if (st.phase === "setup") {
-      const waiting = G.sides.filter((s) => !st.setups.includes(s));
-      text = `Setup: ${G.sides.map((s) => `${cap(s)} ${st.setups.includes(s) ? "✓" : "…"}`).join(", ")}` + (waiting.length ? "" : "; lay out the board");
-    } else if (st.phase === "play") {
-      text = `${cap(st.turn)} to move` + (IS_SEAT && st.turn === ROLE ? " (your move)" : "") + ` · ply ${st.ply}`;
-      if (st.waiting_for_board) text += " · waiting for the board to match";
-    } else {
-      const r = st.result || {};
-      text = r.winners && r.winners.length ? `Game over: ${r.winners.map(cap).join(", ")} won (${r.reason})` : `Game over: draw (${r.reason || ""})`;
-    }
-    if (st.paused) text = "Paused by the arbiter · " + text;
-    $("banner").textContent = text;
-    $("banner").className = `turn-${cls(st.turn || "none")} phase-${st.phase}`;
-    clockSeen = S.clock ? {left: S.clock.left, running: S.clock.running, at: performance.now()} : null;
-    drawClock();
-    const v = $("verdict");
-    v.hidden = !S.last_ruling;
-    v.textContent = S.last_ruling ? "Last ruling: " + verdict(S.last_ruling) : "";
-    const gd = $("guidance");
-    gd.hidden = !S.guidance;
-    if (S.guidance) {
-      gd.textContent = "";
-      const head = document.createElement("strong");
-      head.textContent = S.guidance.message;
-      gd.appendChild(head);
-      const steps = S.guidance.steps || [];
-      if (steps.length) {
-        const ul = document.createElement("ul");
-        for (const s of steps) { const li = document.createElement("li"); li.textContent = `${s.station}: ${s.do}`; ul.appendChild(li); }
-        gd.appendChild(ul);
-      }
-    }
-    renderSetup();
-    renderArbiter();
-    renderReactions();
-    $("replay").hidden = !(st.phase === "over" || IS_ARBITER) || !S.has_journal;
-    $("record").href = `/api/${KEY}/record.txt`;
-    $("lang").textContent = lang === "zh" ? "English" : "中文";
-    draw();
-  }
-
-  // ------------------------------------------------------------------ guided setup
-  function inSetup() { return IS_SEAT && S && S.setup && !S.setup.deployed; }
-
-  function remaining() {
-    const used = {};
-    for (const t of Object.values(placement)) used[t] = (used[t] || 0) + 1;
-    return Object.fromEntries(G.pieces.map((p) => [p.id, p.count - (used[p.id] || 0)]));
-  }
-
-  function guidedOrder() {
-    // the most constrained pieces first, so the board never runs out of legal stations
-    return [...G.pieces].sort((a, b) => (S.setup.allowed[a.id].length - S.setup.allowed[b.id].length) || (G.pieces.indexOf(a) - G.pieces.indexOf(b)));
-  }
-
-  function currentPiece() {
-    const left = remaining();
-    if (chosenPiece && left[chosenPiece] > 0) return chosenPiece;
-    const next = guidedOrder().find((p) => left[p.id] > 0);
-    return next ? next.id : null;
-  }
-
-  function savePlacement() { sessionStorage.setItem(storeKey, JSON.stringify(placement)); }
-
-  function renderSetup() {
-    const box = $("setup");
-    const on = IS_SEAT && S.status.phase === "setup";
-    box.hidden = !on;
-    if (!on) return;
-    const deployed = S.setup && S.setup.deployed;
-    for (const id of ["setup-pieces", "setup-problems"]) $(id).hidden = deployed;
-    for (const b of box.querySelectorAll("button, select, input")) b.disabled = deployed;
-    if (deployed) {
-      $("setup-prompt").textContent = "Your deployment is registered. Waiting for the other seats, then lay out the board.";
-      return;
-    }
-    const cur = currentPiece();
-    const left = remaining();
-    const total = Object.values(left).reduce((a, b) => a + b, 0);
-    $("setup-prompt").textContent = cur
-      ? `Place your ${bothNames(cur)}: ${left[cur]} left · ${total} pieces to go` + (S.sim ? " (tap a station of your area)" : " (put it on the board, or tap its station)")
-      : "Every piece is placed: check the problems below, then submit.";
-    const pieces = $("setup-pieces");
-    pieces.textContent = "";
-    for (const p of guidedOrder()) {
-      const b = document.createElement("button");
-      b.type = "button";
-      b.className = "pick" + (p.id === cur ? " current" : "") + (left[p.id] <= 0 ? " done" : "");
-      b.setAttribute("data-piece", p.id);
-      b.textContent = `${pieceName(p.id)} ×${left[p.id]}`;
-      b.disabled = left[p.id] <= 0;
-      b.addEventListener("click", () => { chosenPiece = p.id; render(); });
-      pieces.appendChild(b);
-    }
-    const ul = $("setup-problems");
-    ul.textContent = "";
-    const shown = problems.filter((p) => p.station || total === 0);
-    for (const p of shown) {
-      const li = document.createElement("li");
-      li.textContent = p.station ? `${p.station}: ${p.message}` : p.message;
-      ul.appendChild(li);
-    }
-    $("setup-submit").disabled = total > 0 || problems.length > 0;
-    $("setup-layout").hidden = !S.sim;
-  }
-
-  let checkTimer = null;
-  function checkPlacement() {
-    clearTimeout(checkTimer);
-    checkTimer = setTimeout(async () => {
-      try {
-        const r = await api("/setup/check", {placement});
-        problems = r.problems;
-        render();
-      } catch (e) { showError(e.message); }
-    }, 60);
-  }
-
-  function assign(station) {
-    if (!S.setup.zone.includes(station)) { showError(`${station} is outside your deployment area`); return; }
-    showError("");
-    if (station in placement) delete placement[station];
-    else { const cur = currentPiece(); if (!cur) return; placement[station] = cur; }
-    savePlacement();
-    render();
-    checkPlacement();
-  }
-
-  function onBoardEvent(occupiedList) {
-    const occ = new Set(occupiedList);
-    if (inSetup() && prevOccupied) {
-      let changed = false;
-      for (const s of occ) {
-        if (!prevOccupied.has(s) && S.setup.zone.includes(s) && !(s in placement)) {
-          const cur = currentPiece();
-          if (cur) { placement[s] = cur; changed = true; }
-        }
-      }
-      for (const s of prevOccupied) if (!occ.has(s) && s in placement) { delete placement[s]; changed = true; }
-      if (changed) { savePlacement(); checkPlacement(); }
-    }
-    prevOccupied = occ;
-    if (S) { S.occupied = [...occ]; render(); }
-  }
-
-  // ------------------------------------------------------------------ clicks
-  async function clickStation(station) {
-    if (replay || !S) return;
-    if (inSetup() && !S.sim) { assign(station); return; }
-    if (IS_SPECTATOR || !S.sim) return;
-    if (inSetup() && !S.setup.zone.includes(station)) { showError(`${station} is outside your deployment area`); return; }
-    try { showError(""); await api("/sim/toggle", {station}); } catch (e) { showError(e.message); }
-  }
+  setInterval(() => { if (S) drawClock(); }, 500);
 
   // ------------------------------------------------------------------ arbiter
   let linksShown = false;
@@ -434,170 +615,198 @@
     $("arb-resume").disabled = !st.paused;
     $("arb-undo").disabled = st.phase === "setup" || st.ply === 0;
     $("arb-end").disabled = st.phase === "over";
-    // more than two seats: the arbiter may put one out (a club's time rule) and play goes on
     $("arb-out-row").hidden = G.sides.length <= 2;
     const outSel = $("arb-out-side");
     const outNow = Object.keys((S.view && S.view.out) || {});
     const active = G.sides.filter((s) => !outNow.includes(s));
-    if (outSel.options.length !== active.length) {
-      outSel.textContent = "";
-      for (const s of active) outSel.add(new Option(cap(s), s));
-    }
+    outSel.textContent = "";
+    for (const s of active) outSel.add(new Option(FD.sideName(s), s));
     $("arb-out").disabled = st.phase !== "play";
     const sel = $("arb-winner");
-    if (!sel.options.length) {
-      for (const s of G.sides) sel.add(new Option(`${cap(s)} wins`, s));
-      sel.add(new Option("Draw", ""));
-    }
+    const chosen = sel.value;
+    sel.textContent = "";
+    for (const s of G.sides) sel.add(new Option(t("page.arb.wins", {side: s}), s));
+    sel.add(new Option(t("page.arb.draw"), ""));
+    if ([...sel.options].some((o) => o.value === chosen)) sel.value = chosen;
     const sn = S.sensors;
-    $("sensors").textContent = `Sensors: ${S.board_kind} board · last reading ${sn.snapshot_age_s === null ? "none yet" : `${sn.snapshot_age_s} s ago`}` +
-      (sn.mismatch ? ` · mismatch at ${sn.mismatch.map((d) => d.station).join(", ")}` : " · no mismatch") + (sn.waiting_for_board ? " · waiting for the board" : "");
+    const age = sn.snapshot_age_s === null ? t("page.arb.none_yet") : t("page.arb.age", {seconds: sn.snapshot_age_s});
+    $("sensors").textContent = `${t("page.arb.sensors", {kind: S.board_kind, age})} · ` +
+      (sn.mismatch ? t("page.arb.mismatch", {stations: sn.mismatch.map((d) => d.station)}) : t("page.arb.no_mismatch"));
     if (!linksShown) {
       linksShown = true;
-      api("/links").then((links) => {
-        const box2 = $("links");
-        for (const [role, url] of Object.entries(links)) {
-          const fig = document.createElement("figure");
-          const img = document.createElement("img");
-          img.src = `/api/${KEY}/qr/${role}.svg`; img.alt = `QR code for ${role}`;
-          const cap2 = document.createElement("figcaption");
-          const a = document.createElement("a"); a.href = url; a.textContent = role === "spectator" ? "Spectators" : role === "arbiter" ? "Arbiter (private)" : `${cap(role)} seat`;
-          cap2.appendChild(a); fig.appendChild(img); fig.appendChild(cap2); box2.appendChild(fig);
-        }
-      }).catch((e) => showError(e.message));
+      api("/links").then((links) => { linkData = links; drawLinks(); }).catch((e) => showError(e));
+    } else drawLinks();
+  }
+  let linkData = null, linksLang = null;
+  function drawLinks() {
+    if (!linkData || linksLang === FD.lang) return;
+    linksLang = FD.lang;
+    const box = $("links");
+    box.textContent = "";
+    for (const [role, url] of Object.entries(linkData)) {
+      const who = role === "spectator" ? t("page.arb.link_spectators") : role === "arbiter" ? t("page.arb.link_arbiter") : t("page.role.seat", {side: role});
+      const fig = document.createElement("figure");
+      const img = document.createElement("img");
+      img.src = `/api/${KEY}/qr/${role}.svg`;
+      img.alt = t("page.arb.qr", {who});
+      const cap = document.createElement("figcaption");
+      const a = document.createElement("a");
+      a.href = url; a.textContent = who;
+      cap.appendChild(a); fig.appendChild(img); fig.appendChild(cap); box.appendChild(fig);
     }
   }
-
   async function arbiter(action, body) {
-    try { showError(""); await api(`/arbiter/${action}`, body || {}); await refresh(); } catch (e) { showError(e.message); }
+    try { showError(""); await api(`/arbiter/${action}`, body || {}); } catch (e) { showError(e); }
   }
 
   // ------------------------------------------------------------------ replay
   function renderReplay() {
     const on = !!replay;
-    $("replay-prev").disabled = !on || replay.i === 0;
-    $("replay-next").disabled = !on || replay.i >= replay.steps.length - 1;
-    $("replay-live").hidden = !on;
-    if (on) {
-      const step = replay.steps[replay.i];
-      $("replay-step").textContent = `Step ${replay.i + 1} of ${replay.steps.length}: ` + (step.ruling ? verdict(step.ruling) : "the deployments");
-    } else $("replay-step").textContent = "";
-    draw();
+    $("replay").hidden = !(S.status.phase === "over" || IS_ARBITER) || !S.has_journal;
+    $("record").href = `/api/${KEY}/record.txt`;
+    $("replay-bar").hidden = !on;
+    document.body.classList.toggle("replaying", on);
+    if (!on) return;
+    $("replay-prev").disabled = replay.i === 0;
+    $("replay-next").disabled = replay.i >= replay.steps.length - 1;
+    const step = replay.steps[replay.i];
+    $("replay-step").textContent = t("page.replay.step", {n: replay.i + 1, total: replay.steps.length}) + (step.ruling ? "" : ` · ${t("page.replay.deployments")}`);
   }
 
   // ------------------------------------------------------------------ live updates
-  let refreshTimer = null;
-  async function refresh() {
-    try {
-      S = await api("/state");
-      if (prevOccupied === null) prevOccupied = new Set(S.occupied);
-      if (S.status.phase !== "setup" && Object.keys(placement).length) { placement = {}; savePlacement(); }
-      render();
-      renderHealth();
-    } catch (e) { showError(e.message); }
+  function applyState(next) {
+    if (!next || (S && next.seq < S.seq)) return;
+    S = next;
+    document.body.setAttribute("data-state-seq", String(S.seq));
+    if (S.status.phase !== "setup" && Object.keys(placement).length && !(S.status.waiting_for_board && S.status.ply === 0)) { placement = {}; savePlacement(); }
+    settleOptimistic();
   }
-  function scheduleRefresh() { clearTimeout(refreshTimer); refreshTimer = setTimeout(refresh, 40); }
 
-  // ------------------------------------------------------------------ the referee's health (banner)
-  // state.fault (the referee stopped: why) and state.link (the board's sensors: connected / resyncing / lost),
-  // in words from the message catalog (FD.say when i18n.js is loaded, else the same catalog fetched here).
-  const healthWords = {};
-  async function healthCatalog() {
-    const code = lang === "zh" ? "zh-Hans" : "en";
-    if (!healthWords[code]) {
-      try { const r = await fetch(`/i18n/${code}.json`); healthWords[code] = r.ok ? await r.json() : {}; }
-      catch (e) { return {}; }
+  /* a reading of the board during play (seats and arbiter): who lifted what shows at once; not an event of the game */
+  function onOccupancy(ev) {
+    const occ = new Set(ev.occupied);
+    if (prevOccupied) for (const st of new Set([...occ, ...prevOccupied])) if (occ.has(st) !== prevOccupied.has(st)) fixTrack.touched.add(st);
+    prevOccupied = occ;
+    if (!S) return;
+    S.occupied = [...occ];
+    settleOptimistic();
+    render();
+  }
+
+  function onEvent(ev) {
+    if (ev.live && ev.seq === undefined) { onOccupancy(ev); return; }
+    const t0 = performance.now();
+    lastSeq = Math.max(lastSeq, ev.seq);
+    document.body.setAttribute("data-seq", String(ev.seq));
+    if (ev.event === "board") {
+      const occ = new Set(ev.occupied);
+      if (prevOccupied) for (const st of new Set([...occ, ...prevOccupied])) if (occ.has(st) !== prevOccupied.has(st)) fixTrack.touched.add(st);
+      if (S && !ev.state) { S.occupied = [...occ]; settleOptimistic(); }
+      onBoardDuringSetup(occ);
+      prevOccupied = occ;
     }
-    return healthWords[code];
-  }
-  function sayWith(cat, obj) {
-    if (window.FD && typeof window.FD.say === "function") return window.FD.say(obj);
-    const params = obj.params || {};
-    return (cat[obj.code] || obj.code).replace(/\{(\w+)\}/g, (m, k) => {
-      const v = params[k];
-      return v && typeof v === "object" && v.code ? sayWith(cat, v) : String(v ?? "");
-    });
-  }
-  async function renderHealth() {
-    const box = $("health");
-    if (!box || !S) return;
-    const link = S.link || {status: "connected"};
-    const parts = [];
-    if (S.fault || link.status !== "connected") {
-      const cat = await healthCatalog();
-      if (S.fault) parts.push(sayWith(cat, S.fault.say));
-      if (link.status !== "connected") {
-        const since = link.since ? ` (${new Date(link.since * 1000).toLocaleTimeString()})` : "";
-        parts.push(sayWith(cat, link.say) + since);
+    applyState(ev.state);
+    logEvent(ev);
+    if (ev.ruling) {
+      verdictShown = {live: true};
+      const r = ev.ruling;
+      const surv = survivorOf(r);
+      if (r.kind === "attack") {
+        const marks = surv ? [{station: r.to, kind: `survivor side-${cls(surv.side)}`, icon: "★", title: t("page.verdict.survivor", surv)}]
+          : [{station: r.to, kind: r.outcome === "both" ? "removed" : "bounce", icon: r.outcome === "both" ? "✕" : "↺"}];
+        if (r.outcome === "bounce") marks.push({station: r.from, kind: "bounce", icon: "↺"});
+        B.flash(marks, 4000);
       }
-    }
-    box.textContent = parts.join(" ");
-    box.hidden = parts.length === 0;
-    box.className = S.fault ? "fault" : `link-${link.status}`;
+    } else if (ev.event === "illegal") verdictShown = {illegal: ev};
+    else if (ev.event === "fixup_done" || ev.event === "turn" || ev.event === "undo") { if (verdictShown && verdictShown.illegal) verdictShown = null; }
+    if (ev.event === "offer" || ev.event === "offer_closed") offersShown = "";
+    if (!replay || ev.state) render();
+    paint.sync.push(performance.now() - t0);
+    paint.done[ev.seq] = performance.timeOrigin + performance.now();
+    requestAnimationFrame(() => paint.frame.push(performance.now() - t0));
   }
 
-  $("lang").addEventListener("click", () => { setTimeout(renderHealth, 0); });  // once the page switched language
-
-  // the live stream, reopened by itself: EventSource gives up after a refusal (503) or an HTTP error, so a
-  // closed stream is reopened after a short, growing delay, and the state is fetched again to catch up
-  let liveStream = null, retryMs = 1000;
-  function reconnect() {
-    if (liveStream) liveStream.close();
-    liveStream = null;
-    $("live").className = "live off";
-    setTimeout(() => { refresh().finally(connect); }, retryMs);
-    retryMs = Math.min(retryMs * 2, 10000);
+  let es = null, backoff = 1000;
+  function setLive(on) {
+    $("live").className = `live ${on ? "on" : "off"}`;
+    $("live-text").textContent = t(on ? "page.live.on" : "page.live.off");
   }
-
+  /* the live stream; after any error (a restart, a 503 when the referee serves too many pages) it reconnects with
+     a growing pause and catches up from the last event it saw */
   function connect() {
-    if (liveStream) return;
-    const es = new EventSource(`/api/${KEY}/events?after=${S ? S.seq : 0}`);
-    liveStream = es;
-    es.onopen = () => { $("live").className = "live on"; retryMs = 1000; };
+    if (es) es.close();
+    es = new EventSource(`/api/${KEY}/events?after=${Math.max(lastSeq, S ? S.seq : 0)}`);
+    es.onopen = () => { backoff = 1000; setLive(true); };
     es.onerror = () => {
-      $("live").className = "live off";
-      if (es.readyState === EventSource.CLOSED) reconnect();  // refused or failed: the browser will not retry
+      setLive(false);
+      es.close();
+      es = null;
+      setTimeout(connect, backoff);
+      backoff = Math.min(backoff * 2, 30000);
     };
     es.onmessage = (m) => {
       let ev;
       try { ev = JSON.parse(m.data); } catch (e) { return; }
-      if (ev.say && (ev.event === "fault" || ev.event === "link")) {  // the referee's health: catalog words
-        healthCatalog().then((cat) => logLine(sayWith(cat, ev.say), `ev-${cls(ev.event)}`));
-        scheduleRefresh();
-        return;
-      }
-      logLine(eventText(ev), `ev-${cls(ev.event)}`);
-      document.body.setAttribute("data-seq", String(ev.seq));
-      if (ev.event === "board") onBoardEvent(ev.occupied);
-      scheduleRefresh();
+      onEvent(ev);
     };
   }
 
+  function applyLanguage() {
+    FD.apply(document);
+    $("lang").value = FD.lang;
+    $("game-name").textContent = FD.gameName();
+    $("who").textContent = IS_SPECTATOR ? t("page.role.spectator") : IS_ARBITER ? t("page.role.arbiter") : t("page.role.seat", {side: ROLE});
+    $("board").setAttribute("aria-label", t("page.board.label", {game: FD.gameName()}));
+    $("board-wrap").setAttribute("aria-label", t("page.board.label", {game: FD.gameName()}));
+    document.title = `FaceDown · ${FD.gameName()} · ${$("who").textContent}`;
+    setLive($("live").classList.contains("on"));
+    offersShown = "";
+    linksLang = null;
+    // the log's lines are made again in the new language from the events kept
+    render();
+  }
+
   async function start() {
-    const resp = await fetch("/api/game");
-    G = await resp.json();
-    geo = geometry();
-    drawWater();
-    await refresh();
+    const [g, s] = await Promise.all([fetch("/api/game").then((r) => r.json()), api("/state"), FD.load(FD.lang)]);
+    G = g;
+    FD.setGame(G);
+    FDBoard.chooseOrientation($("board"), $("board-wrap"));
+    B = FDBoard.create($("board"), $("board-wrap"), G, tapStation);
+    applyState(s);
+    lastSeq = S.seq;
+    prevOccupied = new Set(S.occupied);
+    B.layout();
+    applyLanguage();
+    B.scrollHome();
     if (inSetup() && Object.keys(placement).length) checkPlacement();
     connect();
+    document.body.setAttribute("data-ready", "1");
   }
 
   // ------------------------------------------------------------------ wiring
-  $("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("facedown-lang", lang); document.documentElement.lang = lang === "zh" ? "zh" : "en"; render(); });
-  $("setup-clear").addEventListener("click", () => { placement = {}; chosenPiece = null; savePlacement(); problems = []; render(); });
+  $("lang").addEventListener("change", async (e) => {
+    try { await FD.load(e.target.value); applyLanguage(); relog(); } catch (err) { showError(err.message); }
+  });
+
+  $("setup-clear").addEventListener("click", () => { placement = {}; chosenPiece = null; savePlacement(); problems = []; render(); if (layoutAsked && S.sim) layOut(); });
   $("setup-random").addEventListener("click", async () => {
-    // a valid random deployment to start from (the seat can still change it before submitting)
-    try { showError(""); const r = await api("/setup/random", {}); placement = {...r.placement}; chosenPiece = null; savePlacement(); render(); checkPlacement(); }
-    catch (e) { showError(e.message); }
+    try { showError(""); const r = await api("/setup/random", {}); placement = {...r.placement}; chosenPiece = null; savePlacement(); render(); checkPlacement(); if (layoutAsked && S.sim) layOut(); }
+    catch (e) { showError(e); }
   });
   $("setup-submit").addEventListener("click", async () => {
-    try { showError(""); await api("/setup", {placement}); await refresh(); }
-    catch (e) { problems = (e.data && e.data.problems) || problems; showError(e.message); render(); }
+    try {
+      showError("");
+      const planned = {...placement};
+      await api("/setup", {placement: planned});
+      const missing = Object.keys(planned).some((st) => !shownOccupied().has(st));
+      layoutAsked = true;
+      if (S.sim && missing) await api("/sim/layout", {stations: Object.keys(planned)});
+    } catch (e) { problems = (e.data && e.data.problems) || problems; showError(e); render(); }
   });
+  $("setup-layout").addEventListener("click", () => layOut());
   $("setup-save").addEventListener("click", async () => {
-    try { const r = await api("/setups", {name: $("setup-name").value, placement}); $("setup-hint").textContent = `saved as “${r.setup.name}”`; loadSaved(); }
-    catch (e) { showError(e.message); }
+    try { const r = await api("/setups", {name: $("setup-name").value, placement}); $("setup-hint").textContent = t("page.setup.saved_as", {name: r.setup.name}); loadSaved(); }
+    catch (e) { showError(e); }
   });
   let saved = [];
   async function loadSaved() {
@@ -607,26 +816,17 @@
       const sel = $("setup-saved");
       while (sel.options.length > 1) sel.remove(1);
       for (const s of saved) sel.add(new Option(s.name, s.name));
-    } catch (e) { showError(e.message); }
+    } catch (e) { showError(e); }
   }
   $("setup-load").addEventListener("click", () => {
     const s = saved.find((x) => x.name === $("setup-saved").value);
     if (!s) return;
     placement = {...s.placement}; savePlacement(); render(); checkPlacement();
-  });
-  $("setup-layout").addEventListener("click", async () => {
-    // put a piece on every planned station of the simulated board, and lift the others of your area
-    const occ = new Set(S.occupied);
-    for (const st of S.setup.zone) {
-      if ((st in placement) !== occ.has(st)) {
-        try { await api("/sim/toggle", {station: st}); } catch (e) { showError(e.message); return; }
-      }
-    }
+    if (layoutAsked && S.sim) layOut();
   });
   $("react-auto").addEventListener("change", async (e) => {
     const on = e.target.checked;
-    try { showError(""); await api("/reaction/auto", {on}); } catch (err) { e.target.checked = !on; showError(err.message); }
-    await refresh();
+    try { showError(""); await api("/reaction/auto", {on}); } catch (err) { e.target.checked = !on; showError(err); }
   });
   $("arb-pause").addEventListener("click", () => arbiter("pause"));
   $("arb-resume").addEventListener("click", () => arbiter("resume"));
@@ -640,11 +840,15 @@
     arbiter("end", {winners: w ? [w] : [], reason: $("arb-reason").value || (w ? "ended by the arbiter" : "draw agreed")});
   });
   $("replay-open").addEventListener("click", async () => {
-    try { const r = await api("/replay"); replay = {steps: r.steps, i: 0}; renderReplay(); } catch (e) { showError(e.message); }
+    try { const r = await api("/replay"); replay = {steps: r.steps, i: 0}; render(); } catch (e) { showError(e); }
   });
-  $("replay-prev").addEventListener("click", () => { if (replay && replay.i > 0) { replay.i--; renderReplay(); } });
-  $("replay-next").addEventListener("click", () => { if (replay && replay.i < replay.steps.length - 1) { replay.i++; renderReplay(); } });
-  $("replay-live").addEventListener("click", () => { replay = null; renderReplay(); });
+  $("replay-prev").addEventListener("click", () => { if (replay && replay.i > 0) { replay.i--; render(); } });
+  $("replay-next").addEventListener("click", () => { if (replay && replay.i < replay.steps.length - 1) { replay.i++; render(); } });
+  $("replay-live").addEventListener("click", () => { replay = null; render(); });
+  $("error").addEventListener("click", () => showError(""));
+  $("zoom-in").addEventListener("click", () => B.setZoom("in"));
+  $("zoom-out").addEventListener("click", () => B.setZoom("out"));
+  $("zoom-fit").addEventListener("click", () => { B.setZoom("fit"); $("zoom-fit").setAttribute("aria-pressed", B.isZoomed() ? "true" : "false"); });
   loadSaved();
-  start().catch((e) => showError(e.message));
+  start().catch((e) => showError(e.message || String(e)));
 })();

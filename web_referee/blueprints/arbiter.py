@@ -1,0 +1,93 @@
+"""What only the arbiter does: pause, resume, undo, end the game, put a seat out, and hand out the links."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify
+
+from controller.rules import ARBITER, SPECTATOR
+
+from ..http import ctx, fail, guard_post, link, need_arbiter, role_of
+
+bp = Blueprint("arbiter", __name__)
+
+ARBITER_ACTIONS = ("pause", "resume", "undo", "end", "out")
+
+
+def _arbiter(key: str) -> str:
+    role = role_of(key)
+    need_arbiter(role)
+    return role
+
+
+@bp.get("/api/<key>/links")
+def links(key: str) -> Response:
+    _arbiter(key)
+    game = ctx().game
+    return jsonify({r: link(r) for r in (*game.sides, SPECTATOR, ARBITER)})
+
+
+@bp.get("/api/<key>/qr/<target>.svg")
+def qr(key: str, target: str) -> Response:
+    _arbiter(key)
+    roles = (*ctx().game.sides, SPECTATOR, ARBITER)
+    if target not in roles:
+        fail(404, f"no role {target!r}; roles are {', '.join(roles)}")
+    from ..qr import qr_svg
+
+    return Response(qr_svg(link(target)), mimetype="image/svg+xml")
+
+
+@bp.post("/api/<key>/arbiter/<action>")
+def arbiter_action(key: str, action: str) -> Response:
+    role = _arbiter(key)
+    if action not in ARBITER_ACTIONS:
+        fail(404, f"no arbiter action {action!r}; actions are {', '.join(ARBITER_ACTIONS)}")
+    data = guard_post(role)
+    table = ctx().table
+    session = table.session
+    if action == "pause":
+        session.pause()
+    elif action == "resume":
+        session.resume()
+    elif action == "undo":
+        _undo(table)
+    elif action == "out":
+        _put_out(table, data)
+    else:
+        _end(table, data)
+    return jsonify({"ok": True, "status": session.status})
+
+
+def _undo(table: object) -> None:
+    if table.state.phase == "setup":  # type: ignore[attr-defined]
+        fail(409, "there is no ruling to undo yet")
+    try:
+        table.session.undo(table.rebuild)  # type: ignore[attr-defined]
+    except (ValueError, RuntimeError) as exc:
+        fail(409, str(exc))
+
+
+def _put_out(table: object, data: dict) -> None:
+    sides = table.game.sides  # type: ignore[attr-defined]
+    side, reason = data.get("side"), data.get("reason") or "out by the club's time rule"
+    if side not in sides or not isinstance(reason, str):
+        fail(400, f"'side' must be one of {', '.join(sides)} and 'reason' a sentence")
+    if len(sides) <= 2:
+        fail(409, "in a two-seat game, end the game instead")
+    try:
+        table.session.put_out(side, reason[:200])  # type: ignore[attr-defined]
+    except ValueError as exc:
+        fail(409, str(exc))
+
+
+def _end(table: object, data: dict) -> None:
+    winners = data.get("winners", [])
+    reason = data.get("reason") or ("draw agreed" if not winners else "ended by the arbiter")
+    if not isinstance(winners, list) or not all(isinstance(w, str) for w in winners) or not isinstance(reason, str):
+        fail(400, "'winners' must be a list of sides (empty for a draw) and 'reason' a sentence")
+    if table.state.phase == "over":  # type: ignore[attr-defined]
+        fail(409, "the game is already over")
+    try:
+        table.session.end(tuple(winners), reason[:200])  # type: ignore[attr-defined]
+    except ValueError as exc:
+        fail(400, str(exc))

@@ -1,0 +1,189 @@
+/* FaceDown board drawing: the server draws the static board (controller/board_svg.py, this viewer's side at the
+   bottom); this module reads each station's position from it, draws the pieces and marks on top, and zooms so that
+   every station is at least 44 CSS px wide at the working zoom on a phone (pan by scrolling, pinch as usual).
+   It knows nothing of the game's rules: app.js hands it a model of what to show. */
+"use strict";
+window.FDBoard = (() => {
+  const SVGNS = "http://www.w3.org/2000/svg";
+  const PITCH = 60;            // board_svg.SCREEN_PITCH: one station's tap area in board units
+  const MIN_TAP_PX = 44;       // the smallest tap target at the working zoom
+  const WATER_KINDS = ["water", "anchorage"];
+  const cls = (s) => String(s).toLowerCase().replace(/[^a-z0-9_-]/g, "_");
+
+  function el(name, attrs, parent) {
+    const e = document.createElementNS(SVGNS, name);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+
+  function create(svg, wrap, G, onTap) {
+    const pts = {}, groups = {};
+    for (const g of svg.querySelectorAll("g.station")) {
+      const id = g.getAttribute("data-station");
+      pts[id] = [parseFloat(g.getAttribute("data-x")), parseFloat(g.getAttribute("data-y"))];
+      groups[id] = g;
+      g.addEventListener("click", () => onTap(id));
+    }
+    const vb = svg.viewBox.baseVal;
+    drawWater();
+    const layer = el("g", {class: "pieces"}, svg);
+    const flashLayer = el("g", {class: "flash"}, svg);
+    let zoom = null;  // null: automatic (fit, or the working zoom when fitting makes taps too small)
+
+    // A river or sea between lands gets a band of water under the lines, and the sea lines on it are drawn white.
+    function drawWater() {
+      const wet = G.stations.filter((s) => WATER_KINDS.includes(s.kind) && pts[s.id]).map((s) => pts[s.id]);
+      const lines = svg.querySelector("g.lines");
+      if (!wet.length || !lines) return;
+      let pitch = Infinity;
+      for (const [ax, ay] of wet) for (const [bx, by] of wet) { const d = Math.hypot(ax - bx, ay - by); if (d > 0 && d < pitch) pitch = d; }
+      if (!isFinite(pitch)) pitch = 40;
+      const xs = wet.map((p) => p[0]), ys = wet.map((p) => p[1]);
+      const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+      const pad = pitch / 2;
+      const band = x1 - x0 >= y1 - y0
+        ? {x: vb.x, y: y0 - pad, width: vb.width, height: y1 - y0 + 2 * pad}
+        : {x: x0 - pad, y: vb.y, width: x1 - x0 + 2 * pad, height: vb.height};
+      svg.insertBefore(el("rect", {class: "water-band", ...band}), lines);
+      const inside = ([x, y]) => x >= band.x && x <= band.x + band.width && y >= band.y && y <= band.y + band.height;
+      for (const pl of lines.querySelectorAll("polyline.line-sea")) {
+        const ps = (pl.getAttribute("points") || "").trim().split(/\s+/).map((p) => p.split(",").map(Number));
+        if (ps.length && ps.every(inside)) pl.classList.add("on-water");
+      }
+    }
+
+    // ---------------------------------------------------------------- zoom
+    function fitScale() {
+      // the whole board in the width, and in the height of the screen less the header and banner
+      const w = wrap.clientWidth || vb.width;
+      const h = Math.max(300, window.innerHeight - 140);
+      return Math.min(w / vb.width, h / vb.height);
+    }
+    /* the working zoom: fit the board, unless that makes a station smaller than a finger */
+    function workingScale() { return Math.max(fitScale(), MIN_TAP_PX / PITCH); }
+    function layout() {
+      const s = zoom === null ? workingScale() : zoom;
+      svg.style.width = `${Math.round(vb.width * s)}px`;
+      svg.style.height = `${Math.round(vb.height * s)}px`;
+      wrap.classList.toggle("zoomed", vb.width * s > wrap.clientWidth + 1);
+      return s;
+    }
+    function scrollHome() {
+      // the viewer's own side is drawn at the bottom: start a zoomed board there, centred
+      wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2;
+      wrap.scrollTop = wrap.scrollHeight;
+    }
+    function setZoom(kind) {
+      const now = zoom === null ? workingScale() : zoom;
+      if (kind === "in") zoom = Math.min(now * 1.25, 4);
+      else if (kind === "out") zoom = Math.max(now / 1.25, fitScale());
+      else zoom = zoom === null ? fitScale() : null;  // toggle: whole board <-> working zoom
+      layout();
+      return zoom;
+    }
+    window.addEventListener("resize", () => layout());
+
+    // ---------------------------------------------------------------- pieces and marks
+    /* fit a label in a piece face: the font shrinks for long words, so nothing is ever cut */
+    const sizes = new Map();  // label -> font size that fits, measured once per label
+    function face(g, text, zh, w) {
+      const t = el("text", {y: 0, class: zh ? "zh" : "en", "dominant-baseline": "central", "font-size": "17"}, g);
+      t.textContent = text;
+      const key = `${w}|${text}`;
+      if (!sizes.has(key)) {
+        const width = t.getComputedTextLength();
+        sizes.set(key, width > w - 8 ? Math.floor(170 * (w - 8) / width) / 10 : 17);
+      }
+      t.setAttribute("font-size", String(sizes.get(key)));
+      return t;
+    }
+
+    /* model: {pieces: [{station, owner, piece, state, label, mark}], marks: {station: [class...]}, badges: {station: text},
+       shown: {station: {occupied, hand}} } */
+    function draw(model) {
+      for (const [id, g] of Object.entries(groups)) {
+        const want = model.marks[id] || [];
+        const has = g.getAttribute("data-marks") || "";
+        const key = want.join(" ");
+        if (has !== key) {
+          if (has) g.classList.remove(...has.split(" "));
+          if (want.length) g.classList.add(...want);
+          g.setAttribute("data-marks", key);
+        }
+        const shown = model.shown[id];
+        g.setAttribute("data-occupied", shown && shown.occupied ? "1" : "0");
+        if (shown && shown.hand) g.setAttribute("data-hand", "1"); else g.removeAttribute("data-hand");
+      }
+      layer.textContent = "";
+      const W = 48, H = 36;
+      for (const p of model.pieces) {
+        if (!pts[p.station]) continue;
+        const [X, Y] = pts[p.station];
+        const g = el("g", {class: `piece side-${cls(p.owner || "none")} sidex-${G.sides.indexOf(p.owner)} ${p.state || ""}`,
+          "data-station": p.station, transform: `translate(${X},${Y})`}, layer);
+        if (p.piece) g.setAttribute("data-piece", p.piece);
+        if (p.owner) g.setAttribute("data-owner", p.owner);
+        el("rect", {x: -W / 2, y: -H / 2, width: W, height: H, rx: 5}, g);
+        if (p.label) face(g, p.label, p.zh, W);
+        else if (p.sideMark) { const t = face(g, p.sideMark, p.zh, W * 0.6); t.classList.add("side-mark"); }
+        if (p.mark) { const m = el("text", {x: W / 2 - 3, y: -H / 2 + 8, class: "rank-mark"}, g); m.textContent = p.mark; }
+        if (p.state && p.state.includes("lifted")) {
+          const h = el("text", {y: H / 2 + 10, class: "hand-mark"}, g);
+          h.textContent = "✋";
+          if (p.handTitle) el("title", {}, h).textContent = p.handTitle;
+        }
+      }
+      for (const [id, text] of Object.entries(model.badges || {})) {
+        if (!pts[id]) continue;
+        const [X, Y] = pts[id];
+        const g = el("g", {class: "badge", transform: `translate(${X - PITCH * 0.38},${Y - PITCH * 0.36})`, "data-station": id}, layer);
+        el("circle", {r: 11}, g);
+        const t = el("text", {"dominant-baseline": "central"}, g);
+        t.textContent = text;
+      }
+    }
+
+    /* a few seconds of marks after a ruling: the survivor's star, a cross where pieces left, arrows for a bounce */
+    let flashTimer = null;
+    function flash(items, ms) {
+      clearTimeout(flashTimer);
+      flashLayer.textContent = "";
+      for (const it of items) {
+        if (!pts[it.station]) continue;
+        const [X, Y] = pts[it.station];
+        const g = el("g", {class: `flash-mark ${it.kind}`, transform: `translate(${X},${Y})`, "data-station": it.station}, flashLayer);
+        el("circle", {r: PITCH * 0.46}, g);
+        const t = el("text", {x: PITCH * 0.3, y: -PITCH * 0.26, "dominant-baseline": "central"}, g);
+        t.textContent = it.icon;
+        if (it.title) el("title", {}, g).textContent = it.title;
+      }
+      svg.appendChild(flashLayer);
+      flashTimer = setTimeout(() => { flashLayer.textContent = ""; }, ms || 4000);
+    }
+
+    return {
+      pts, groups, draw, flash, layout, setZoom, scrollHome,
+      tapPx: () => PITCH * (parseFloat(svg.style.width) / vb.width),
+      isZoomed: () => zoom !== null,
+    };
+  }
+
+  /* A watcher's page (no seat) on a wide screen turns a tall board on its side when that draws it larger: the
+     server sends both drawings; this swaps the landscape one in before the board is set up. */
+  function chooseOrientation(svg, wrap) {
+    const tpl = document.getElementById("board-landscape");
+    if (!tpl || !window.matchMedia("(min-width: 1000px)").matches) return false;
+    const alt = tpl.content.querySelector("svg");
+    const fit = (w, h) => Math.min(wrap.clientWidth / w, Math.max(300, window.innerHeight - 140) / h);
+    const now = svg.viewBox.baseVal, [, , aw, ah] = alt.getAttribute("viewBox").split(/\s+/).map(Number);
+    if (fit(aw, ah) < 1.2 * fit(now.width, now.height)) return false;
+    svg.textContent = "";
+    svg.setAttribute("viewBox", alt.getAttribute("viewBox"));
+    for (const child of [...alt.childNodes]) svg.appendChild(document.importNode(child, true));
+    svg.classList.add("landscape");
+    return true;
+  }
+
+  return {create, chooseOrientation};
+})();
