@@ -8,13 +8,24 @@ import time
 from pathlib import Path
 
 import pytest
-from test_browser_web import _page, _wait, browser  # noqa: F401 - the module's browser fixture
+from browser_support import chromium, open_page
+from browser_support import wait as _wait
 
 from controller.referee.journal import JournalError
 from controller.referee.table import open_table
 from controller.rules import load_game
 from controller.sensing.sim import SimBoard
 from controller.setups_store import SetupStore
+
+
+@pytest.fixture(scope="module")
+def browser():  # noqa: ANN201
+    with chromium() as b:
+        yield b
+
+
+def _page(browser, url: str, errors: list[str]):  # noqa: ANN001, ANN202
+    return open_page(browser, url, errors)
 
 
 @pytest.fixture
@@ -31,7 +42,7 @@ def served(tmp_path: Path):  # noqa: ANN201
     table.stop()
 
 
-def test_every_page_shows_the_stopped_referee(browser, served) -> None:  # noqa: ANN001, F811
+def test_every_page_shows_the_stopped_referee(browser, served) -> None:  # noqa: ANN001
     table, server = served
     base = f"http://127.0.0.1:{server.port}"
     errors: list[str] = []
@@ -47,14 +58,14 @@ def test_every_page_shows_the_stopped_referee(browser, served) -> None:  # noqa:
         page.wait_for_selector("#log li.ev-fault", timeout=5000)  # and the event log says it in words
         assert "The referee has stopped" in page.locator("#log li.ev-fault").first.inner_text()
     page = pages[0]
-    page.locator("#lang").click()
+    page.locator("#lang").select_option("zh-Hans")
     _wait(lambda: "裁判已停止" in page.locator("#health").inner_text(), what="the banner in Chinese")
     for p in pages:
         p.close()
     assert not [e for e in errors if "503" not in e], errors
 
 
-def test_a_refused_live_stream_reconnects_by_itself(browser, served) -> None:  # noqa: ANN001, F811
+def test_a_refused_live_stream_reconnects_by_itself(browser, served) -> None:  # noqa: ANN001
     table, server = served
     # another client holds the only spectator stream
     hog = socket.create_connection(("127.0.0.1", server.port), source_address=("127.0.0.1", 0))

@@ -157,7 +157,7 @@ class WebServer:
 
     @property
     def hub(self) -> Any:
-        return self.app.extensions["facedown"]["hub"]
+        return self.app.extensions["facedown"].hub
 
     def _serve(self, environ: Any, start_response: Any) -> Any:
         return self.app(environ, start_response)
