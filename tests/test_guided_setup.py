@@ -103,6 +103,12 @@ def test_the_order_reaches_only_its_seat_and_placing_pieces_tells_others_nothing
         _no_rank_at_a_station(state, pieces, f"{role} state")
         events = sse_events(client, f"/api/{key}/events", last)
         assert any(e["event"] == "board" for e in events)
+        for e in events:  # a pushed state is the role's own (web_referee.payloads.pushed_event): its own setup help
+            pushed = e.get("state") or {}
+            own = pushed.pop("setup", None)
+            if own is not None:
+                assert role == blue and own["guided_order"] == blue_order
+            pushed.pop("options", None)
         _no_rank_at_a_station(events, pieces, f"{role} events")
     # red's own page keeps its order; after deploying it is no longer asked
     assert client.get(f"/api/{tokens[red]}/state").get_json()["setup"]["guided_order"] == []

@@ -72,7 +72,7 @@ def test_render_names_pieces_sides_and_stations_by_param_name():
     nested = say("event.fixup", steps=[say("step.return", station="a5", owner="red", to="a4"), say("step.take_off", station="b1")])
     assert render(nested, "en") == "Fix the board: a5: return Red's piece to a4; b1: take the piece off."
     assert render(say("notice.out_clear", side="green", reason=say("verdict.no_move", side="green"), stations=["SA1", "SB2"]), "en") \
-        == "Green is out (Green has no legal move): its pieces leave the board: SA1; SB2."
+        == "Green is out (Green has no legal move): its pieces leave the board: SA1, SB2."
     with pytest.raises(MessageError, match="no key 'reason.nonsense'"):
         render(say("reason.nonsense"), "en")
     with pytest.raises(MessageError, match="needs param 'piece'"):

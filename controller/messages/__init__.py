@@ -5,7 +5,7 @@ the language's catalog (``catalogs/<lang>.json``: flat JSON, ``{param}`` placeho
 by its name: ``piece``/``*_piece`` -> the piece's name in that language (game file: ``name``, ``zh_hans``, ``zh``);
 ``player``/``side``/``owner``/``by``/``winner``/``*_side`` -> the ``side.<id>`` key; ``station``/``from``/``to``/
 ``*_station`` and ``stations`` -> station labels; a nested message object (or a list of them) -> rendered in turn,
-lists joined with ``list.sep``; anything else as is. A key missing from a catalog is an error, never a fallback.
+lists joined with ``list.sep`` (clauses: message objects) or ``list.names_sep`` (names); anything else as is. A key missing from a catalog is an error, never a fallback.
 """
 
 from __future__ import annotations
@@ -72,9 +72,12 @@ def _value(name: str, value: Any, lang: str, game: GameDef | None, spoken: Calla
     if is_say(value):
         return render(value, lang, game, station=spoken)
     if isinstance(value, list | tuple):
+        # a list of message objects is a list of clauses (``list.sep``: "; ", "；"); a list of names, sides or
+        # stations a list of names (``list.names_sep``: ", ", "、")
         if name == "stations":
-            return words["list.sep"].join(_station(game, s, spoken) for s in value)
-        return words["list.sep"].join(_value(name, v, lang, game, spoken) for v in value)
+            return words["list.names_sep"].join(_station(game, s, spoken) for s in value)
+        sep = words["list.sep"] if value and all(is_say(v) for v in value) else words["list.names_sep"]
+        return sep.join(_value(name, v, lang, game, spoken) for v in value)
     if value is None:
         return ""
     if name == "piece" or name.endswith("_piece"):

@@ -316,7 +316,7 @@
     const add = (id, c) => { (marks[id] = marks[id] || []).push(c); };
     if (setupMode) {
       const cur = currentPiece();
-      const allowed = new Set(cur ? S.setup.allowed[cur] : []);
+      const allowed = cur ? stationsFor(cur) : new Set();
       for (const s of S.setup.zone) { add(s, "zone"); if (allowed.has(s) && !(s in placement)) add(s, "allowed"); }
       for (const p of problems) if (p.station) add(p.station, "problem");
     }
@@ -397,6 +397,39 @@
 
   // ------------------------------------------------------------------ guided setup
   function inSetup() { return IS_SEAT && S && S.setup && !S.setup.deployed; }
+
+  /* Where the current piece may go so that the rest of the army still fits: a station is offered only if every
+     piece left can still be given its own allowed station (a matching of the pieces left to the free stations,
+     Kuhn's augmenting paths). With a random guided order a newcomer could otherwise fill the headquarters with
+     another piece and find no station left for the flag. */
+  const fitsCache = new Map();
+  function stationsFor(cur) {
+    const key = cur + "|" + JSON.stringify(placement);
+    if (fitsCache.has(key)) return fitsCache.get(key);
+    const left = remaining();
+    left[cur] -= 1;
+    const free = S.setup.zone.filter((s) => !(s in placement));
+    const units = [];
+    for (const [id, n] of Object.entries(left)) for (let k = 0; k < n; k++) units.push(new Set(S.setup.allowed[id] || []));
+    const out = new Set();
+    for (const st of S.setup.allowed[cur] || []) {
+      if (st in placement || !free.includes(st)) continue;
+      const stations = free.filter((s) => s !== st);
+      const holder = new Map();  // station -> unit index
+      const tryUnit = (u, seen) => {
+        for (const s of stations) {
+          if (!units[u].has(s) || seen.has(s)) continue;
+          seen.add(s);
+          if (!holder.has(s) || tryUnit(holder.get(s), seen)) { holder.set(s, u); return true; }
+        }
+        return false;
+      };
+      if (units.every((_, u) => tryUnit(u, new Set()))) out.add(st);
+    }
+    if (fitsCache.size > 200) fitsCache.clear();
+    fitsCache.set(key, out);
+    return out;
+  }
 
   function remaining() {
     const used = {};
@@ -501,7 +534,16 @@
     if (!S.setup.zone.includes(station)) { showError(t("page.setup.outside", {station})); return; }
     showError("");
     if (station in placement) delete placement[station];
-    else { const cur = currentPiece(); if (!cur) return; placement[station] = cur; chosenPiece = null; }
+    else {
+      const cur = currentPiece();
+      if (!cur) return;
+      if ((S.setup.allowed[cur] || []).includes(station) && !stationsFor(cur).has(station)) {
+        showError(t("page.setup.no_room", {station}));  // the rest of the army would not fit: choose a marked station
+        return;
+      }
+      placement[station] = cur;
+      chosenPiece = null;
+    }
     savePlacement();
     render();
     checkPlacement();

@@ -47,7 +47,10 @@ window.FD = (() => {
     if (v === null || v === undefined) return "";
     if (Array.isArray(v)) {
       const item = name === "winners" || name === "sides" ? "side" : name === "stations" ? "station" : name;
-      return v.map((x) => value(item, x)).join(has("list.sep") ? catalog["list.sep"] : ", ");
+      // a list of message objects is a list of clauses (list.sep); a list of names, sides or stations a list of
+      // names (list.names_sep), as the Python renderer does
+      const clauses = v.length && v.every((x) => x && typeof x === "object" && x.code);
+      return v.map((x) => value(item, x)).join(t(clauses ? "list.sep" : "list.names_sep"));
     }
     if (typeof v === "object") return v.code ? say(v) : value(name, v.station || "");
     if (name === "piece" || name.endsWith("_piece")) return pieceName(v);
