@@ -202,10 +202,10 @@ def axe_violations(page: Any) -> list[str]:
 
 
 def english_words(page: Any, selectors: tuple[str, ...], allowed: set[str]) -> list[str]:
-    """Latin-letter words in these parts of the page that are not station names (legacy text, and the language menu
-    that names each language in its own script, excluded)."""
+    """Latin-letter words in these parts of the page that are not station names (the language menu, which names each
+    language in its own script, excluded)."""
     text = page.evaluate("""sels => sels.map(s => { const e = document.querySelector(s); if (!e || e.hidden) return '';
-        const c = e.cloneNode(true); for (const l of c.querySelectorAll('.legacy, #lang')) l.remove(); return c.textContent; }).join(' | ')""",
+        const c = e.cloneNode(true); for (const l of c.querySelectorAll('#lang')) l.remove(); return c.textContent; }).join(' | ')""",
                          list(selectors))
     return [w for w in re.findall(r"[A-Za-z][A-Za-z0-9'-]*", text) if w not in allowed]
 

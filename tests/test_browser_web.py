@@ -217,8 +217,7 @@ def test_a_newcomer_sets_up_plays_twenty_moves_and_replays(browser, tmp_path: Pa
 
 
 def test_the_chinese_page_has_no_english_in_what_a_player_reads(browser, tmp_path: Path) -> None:  # noqa: ANN001
-    """zh-Hans and zh-Hant pages: banner, verdict, checklist and log carry no English word (station names aside; the
-    old free-text messages the referee still sends are marked ``.legacy`` and left out until they are structured),
+    """zh-Hans and zh-Hant pages: banner, verdict, checklist and log carry no English word (station names aside),
     and axe-core finds no serious or critical problem in either language."""
     from controller.rules.deploy import random_deployment
 

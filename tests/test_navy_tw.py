@@ -267,7 +267,7 @@ def test_a_scripted_physical_game_with_a_wolf_pack_a_small_loss_and_a_flag_captu
         {"owner": "red", "piece": "missile_boat", "station": "G2"}, {"owner": "red", "piece": "torpedo_boat", "station": "G3"},
         {"owner": "red", "piece": "missile_boat", "station": "G4"}, {"owner": "blue", "piece": "carrier", "station": "H3"}]
     assert render(evs[wolf]["notices"][0], "en", load_game("navy_tw")).startswith(
-        "Wolf pack: Red's boats on G2; G3; G4 surround Blue's Aircraft Carrier on H3")
+        "Wolf pack: Red's boats on G2, G3, G4 surround Blue's Aircraft Carrier on H3")
     assert [(s["station"], s["action"], s["owner"]) for s in evs[wolf + 1]["steps"]] == [("H3", "remove", "blue")]
     assert evs[wolf + 2]["event"] == "fixup_done"
     small = next(e for e in evs if e.get("to") == "H5")

@@ -28,26 +28,20 @@
   const paint = {sync: [], frame: [], done: {}};  // done: event number -> wall-clock ms when its redraw finished
   window.FD_PAINT = paint;
 
-  // ------------------------------------------------------------------ the old free-text messages
-  /* The only place that shows a server's English sentence (events, fix-up steps, problems and offers that do not
-     yet carry a structured "say"). The lead deletes it when every event carries "say". */
-  function legacyText(ev) {
-    if (!ev) return "";
-    if (ev.station !== undefined && ev.do !== undefined) return `${ev.station}: ${ev.do}`;
-    if (ev.station && ev.message) return `${ev.station}: ${ev.message}`;
-    return ev.message || ev.text || (ev.reason && typeof ev.reason === "string" ? ev.reason : "") || ev.event || "";
-  }
-  function legacySpan(ev) {
-    const span = document.createElement("span");
-    span.className = "legacy";
-    span.lang = "en";
-    span.textContent = legacyText(ev);
-    return span;
-  }
-  /* an object's words: its structured message when it has one, else the old text */
+  // ------------------------------------------------------------------ words
+  /* an object's words: its structured message ("say"); every event, step, problem and offer carries one (the
+     message contract), so a missing one is an error the browser tests catch, never English made up here */
   function words(obj, li) {
     if (obj && obj.say) { li.textContent = FD.say(obj.say); return; }
-    li.appendChild(legacySpan(obj));
+    console.error("FaceDown: no message object in", JSON.stringify(obj).slice(0, 200));
+  }
+  /* the server's own detail of a refused request, for the English page only (an operator's words) */
+  function serverDetail(message) {
+    const span = document.createElement("span");
+    span.className = "server-detail";
+    span.lang = "en";
+    span.textContent = message;
+    return span;
   }
 
   // ------------------------------------------------------------------ requests
@@ -82,7 +76,7 @@
     box.appendChild(head);
     if (typeof e !== "string" && e.status && e.message && !FD.zh) {  // the server's own detail (English)
       box.appendChild(document.createTextNode(" · "));
-      box.appendChild(legacySpan({message: e.message}));
+      box.appendChild(serverDetail(e.message));
     }
   }
 
@@ -144,8 +138,8 @@
     }
     if (ev.event === "board" || ev.event === "offer_closed") return false;
     if (ev.event === "notice" && ev.out) { li.textContent = t("page.log.out", {side: ev.out}); return true; }
-    li.appendChild(legacySpan(ev));
-    return true;
+    console.error(`FaceDown: no words for a ${ev.event} event`);
+    return false;
   }
 
   const kept = [];  // the events in the log, to say them again in another language
