@@ -168,3 +168,27 @@ def test_a_broken_or_clashing_plugin_is_named(plugin: Path) -> None:
         list(HOOKS)
     with pytest.raises(RulesError, match="registered twice"):
         parse_game(guide_game_text())
+
+
+def test_the_web_replay_and_record_use_the_kept_game_file_after_the_file_is_gone(folders: tuple[Path, Path], tmp_path: Path) -> None:
+    from web_referee import payloads
+
+    from controller.referee.table import open_table
+    from controller.sensing.sim import SimBoard
+
+    _, extra = folders
+    path = extra / "junqi_duel.yaml"
+    path.write_text(guide_game_text(), encoding="utf-8")
+    game = load_game("junqi_duel")
+    table = open_table("junqi_duel", board=SimBoard(game.station_ids, settle_ms=20), board_kind="sim",
+                       journal_path=tmp_path / "j.sqlite", resume=False)
+    try:
+        rng = random.Random(2)
+        for side in game.sides:
+            assert table.session.register_setup(side, random_deployment(table.game, side, rng)) == []
+        path.unlink()  # the game file is gone, the journal kept its text
+        steps = payloads.replay_for(table, "arbiter")["steps"]
+        assert steps and steps[0]["ruling"] is None and len(steps[0]["view"]["pieces"]) == 24
+        assert "Junqi Duel" in payloads.record_text(table)
+    finally:
+        table.stop()

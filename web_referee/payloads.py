@@ -162,6 +162,13 @@ def _now() -> float:
     return time.time()
 
 
+def _kept_game(table: Any) -> Any:
+    """The game file the journal kept for this game (so a replay or record holds after the file moved or changed)."""
+    from controller.referee.gamefile import journaled
+
+    return journaled(table.journal, table.game_id)
+
+
 def _full_events(table: Any) -> list[Any]:
     if table.journal is None or table.game_id is None:
         raise LookupError("this table keeps no journal, so there is no replay")
@@ -174,7 +181,7 @@ def replay_for(table: Any, role: str) -> dict[str, Any]:
     The caller checks that the game is over or ``role`` is the arbiter; only then is everything revealed."""
     from controller.referee.replay import replay_steps
 
-    return {"role": role, "steps": replay_steps(_full_events(table), ARBITER)}
+    return {"role": role, "steps": replay_steps(_full_events(table), ARBITER, _kept_game(table))}
 
 
 def replay_json(table: Any, role: str) -> list[bytes]:
@@ -188,7 +195,7 @@ def replay_json(table: Any, role: str) -> list[bytes]:
 
     def build() -> list[bytes]:
         chunks: list[bytes] = []
-        for step in iter_replay_steps(_full_events(table), ARBITER):
+        for step in iter_replay_steps(_full_events(table), ARBITER, _kept_game(table)):
             chunks.append((b"," if chunks else b"") + _json_bytes(step))
         return chunks
 
@@ -262,7 +269,7 @@ def _record_text(table: Any) -> str:
         lines.append(f"{e.seq:5d} {when} {text}")
     lines.append("")
     lines.append("Rulings (undone moves left out):")
-    for ruling, _state in rulings(events):
+    for ruling, _state in rulings(events, _kept_game(table)):
         r = redact_ruling(ruling, ARBITER, game_over=True)
         line = f"{r['ply']:4d}. {r['side']} {names.get(r.get('piece', ''), '?')} {r['from']}-{r['to']}"
         if r["kind"] == "attack":

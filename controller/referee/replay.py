@@ -209,7 +209,7 @@ def rulings(events: Iterable[Event], game: GameDef | None = None) -> Iterator[tu
 
 
 
-def iter_replay_steps(events: Sequence[Event], audience: str) -> Iterator[dict[str, Any]]:
+def iter_replay_steps(events: Sequence[Event], audience: str, game: GameDef | None = None) -> Iterator[dict[str, Any]]:
     """The whole game as ``audience`` sees it after it: the board once every side has deployed (if any side did),
     then each accepted move's ruling (redacted as after the game) with the board just after it.
 
@@ -219,14 +219,14 @@ def iter_replay_steps(events: Sequence[Event], audience: str) -> Iterator[dict[s
 
     first_move = next((i for i, e in enumerate(events) if e.kind == "move"), len(events))
     if first_move > 1:
-        yield {"ruling": None, "view": view(rebuild(events[:first_move]), audience)}
-    for ruling, state in rulings(events):
+        yield {"ruling": None, "view": view(rebuild(events[:first_move], game), audience)}
+    for ruling, state in rulings(events, game):
         yield {"ruling": redact_ruling(ruling, audience, game_over=True), "view": view(state, audience)}
 
 
-def replay_steps(events: Sequence[Event], audience: str) -> list[dict[str, Any]]:
-    """:func:`iter_replay_steps` as a list."""
-    return list(iter_replay_steps(events, audience))
+def replay_steps(events: Sequence[Event], audience: str, game: GameDef | None = None) -> list[dict[str, Any]]:
+    """:func:`iter_replay_steps` as a list (``game``: the journal's kept game file, as for :func:`rebuild`)."""
+    return list(iter_replay_steps(events, audience, game))
 
 def paused(events: Iterable[Event]) -> bool:
     """Was the game left paused by the arbiter (a pause not followed by a resume)?"""
