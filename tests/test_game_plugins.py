@@ -171,10 +171,9 @@ def test_a_broken_or_clashing_plugin_is_named(plugin: Path) -> None:
 
 
 def test_the_web_replay_and_record_use_the_kept_game_file_after_the_file_is_gone(folders: tuple[Path, Path], tmp_path: Path) -> None:
-    from web_referee import payloads
-
     from controller.referee.table import open_table
     from controller.sensing.sim import SimBoard
+    from web_referee import payloads
 
     _, extra = folders
     path = extra / "junqi_duel.yaml"
