@@ -68,8 +68,9 @@ class FaceDownBot(Player):
     def new_game(self, game: str, seat: str, options: Mapping[str, Any], seed: int | None = None) -> None:
         super().new_game(game, seat, options, seed)
         self.mine = []
-        assert self.gdef is not None
+        assert self.gdef is not None and self.belief is not None
         self._friends = frozenset(s for s in self.gdef.sides if s == seat or self.gdef.ally(seat, s))
+        worth(self.belief.base)  # the per-game figures, once, before the clock runs
 
     def observe(self, view: Mapping[str, Any], event: Mapping[str, Any] | None = None) -> None:
         b = self.belief
@@ -207,6 +208,25 @@ class FaceDownBot(Player):
                 score += 0.04 * min(min(d.get(s, 30) for s in foe_movers), 8)
         front = w.front[me]
         score -= 0.004 * sum(front.get(s, 0) for s in my_movers)
+        carried = st.hook_data.get("carry_flag")
+        if carried:
+            score += self._carrying(st, carried, w)
+        return score
+
+    def _carrying(self, st: GameState, carried: Mapping[int, Any], w: Worth) -> float:
+        """Games won by bringing a taken flag home: a taken flag is worth much, more the nearer it is to its base."""
+        score = 0.0
+        for station, p in st.board.items():
+            flags = carried.get(p.uid)
+            if not flags:
+                continue
+            home = w.home.get(p.owner, {})
+            near = 4.0 - 0.25 * min(home.get(station, 16), 16)
+            for f in flags:
+                if f.owner == p.owner:
+                    continue  # a side's own flag riding home is no threat
+                gain = 8.0 + near
+                score += gain if p.owner in self._friends else -gain
         return score
 
     # ------------------------------------------------------------------ repetition

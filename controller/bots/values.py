@@ -25,6 +25,7 @@ class Worth:
     movable: frozenset[str]
     distance: dict[str, dict[str, int]]  # station -> station -> steps along any line
     front: dict[str, dict[str, int]]  # side -> station -> steps to the nearest enemy deployment station
+    home: dict[str, dict[str, int]]  # side -> station -> steps to its base (games won by bringing a flag home)
 
 
 _CACHE: dict[tuple[int, str], Worth] = {}
@@ -57,7 +58,9 @@ def _worth(state: GameState) -> Worth:
     for side in game.sides:
         enemy = [s for other in game.sides if state.enemies(side, other) for s in zones[other]]
         front[side] = _bfs(nbrs, enemy)
-    return Worth(value, capture, movable, distance, front)
+    bases = game.setup.zones.get("base", {})
+    home = {side: _bfs(nbrs, sorted(bases[side])) for side in game.sides if bases.get(side)}
+    return Worth(value, capture, movable, distance, front, home)
 
 
 def worth(state: GameState) -> Worth:
