@@ -18,8 +18,23 @@ from controller.rules.setup import check_deployment
 
 from .base import Bot, BotError
 
+#: Called with (state, side, the view given to that side's bot, the redacted ruling given with it or None).
+Watch = Callable[[GameState, str, dict[str, Any], "dict[str, Any] | None"], None]
+
 #: How many refused moves in one turn a bot may answer before it loses the game.
 MAX_REFUSALS = 3
+#: How far past its budget an in-process bot may answer (external ones are cut off at their deadline).
+LATE_MS = 2000.0
+
+
+def _guarded(name: str, side: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """Call a bot; any failure but BotError (a bug in an in-process bot) becomes a BotError 'crashed'."""
+    try:
+        return fn(*args)
+    except BotError:
+        raise
+    except Exception as exc:  # a bot's own bug must cost it the game, not the match
+        raise BotError("crashed", f"{name} ({side}) failed: {type(exc).__name__}: {exc}") from exc
 
 
 @dataclass
@@ -50,17 +65,18 @@ def _fail(st: GameState, record: GameRecord, side: str, exc: BotError) -> None:
 
 def play_game(game: str, bots: Mapping[str, Bot], names: Mapping[str, str], *, seed: int = 0, max_plies: int = 3000,
               time_ms: float = 1000.0, options: Mapping[str, Any] | None = None,
-              clock: Callable[[], float] = time.perf_counter) -> GameRecord:
+              clock: Callable[[], float] = time.perf_counter, watch: Watch | None = None) -> GameRecord:
     """Play one game: ``bots`` maps every side to its bot (``names`` to the name shown). Bots are closed by the
-    caller. ``time_ms`` is the time budget given with each 'go'."""
+    caller. ``time_ms`` is the time budget given with each 'go'. ``watch`` is called with every view (and redacted
+    ruling) handed to a bot, and the state it came from (for audits: what did each bot get to see?)."""
     st = new_game(game, options)
     sides = st.game.sides
     record = GameRecord(seats={s: names[s] for s in sides}, think_ms={s: [] for s in sides})
     failed_setup: dict[str, BotError] = {}
     for i, side in enumerate(sides):
         try:
-            bots[side].new_game(game, side, st.options, seed * 31 + i)
-            placement = bots[side].choose_setup(view(st, side), time_ms)
+            _guarded(names[side], side, bots[side].new_game, game, side, st.options, seed * 31 + i)
+            placement = _guarded(names[side], side, bots[side].choose_setup, view(st, side), time_ms)
             problems = check_deployment(st.game, side, placement, st.options)
             if problems:
                 raise BotError("bad_setup", f"{names[side]} ({side}) deployed wrongly: "
@@ -75,14 +91,20 @@ def play_game(game: str, bots: Mapping[str, Bot], names: Mapping[str, str], *, s
         record.reason = "bot failed at setup"
         return record
     for side in sides:
-        _tell(bots, st, side, None, record)
+        _tell(bots, st, side, None, record, watch)
     refusals = 0
     while st.phase == "play" and st.ply < max_plies:
         side = st.turn
         try:
+            seen = view(st, side)
+            if watch is not None:
+                watch(st, side, seen, None)
             t0 = clock()
-            frm, to = bots[side].choose_move(view(st, side), time_ms)
-            record.think_ms[side].append((clock() - t0) * 1000.0)
+            frm, to = _guarded(names[side], side, bots[side].choose_move, seen, time_ms)
+            took = (clock() - t0) * 1000.0
+            record.think_ms[side].append(took)
+            if took > time_ms + LATE_MS:
+                raise BotError("timeout", f"{names[side]} ({side}) took {took:.0f} ms for a move; its budget was {time_ms:.0f} ms")
             try:
                 ruling = st.apply((frm, to))
             except IllegalMoveError:
@@ -96,29 +118,35 @@ def play_game(game: str, bots: Mapping[str, Bot], names: Mapping[str, str], *, s
             _fail(st, record, side, exc)
             refusals = 0
             for s in sides:
-                _tell(bots, st, s, None, record)
+                _tell(bots, st, s, None, record, watch)
             continue
         refusals = 0
         for s in sides:
-            _tell(bots, st, s, redact_ruling(ruling, s), record)
+            _tell(bots, st, s, redact_ruling(ruling, s), record, watch)
     record.plies = st.ply
     if st.result is not None:
         record.winners, record.reason = st.result.winners, st.result.reason
     else:
         record.reason = f"ply cap ({max_plies})"
     for side in sides:
+        if any(f["side"] == side for f in record.failures):
+            continue
         try:
-            bots[side].game_over(st.result.to_json() if st.result else None)
-        except BotError:
-            pass
+            _guarded(names[side], side, bots[side].game_over, st.result.to_json() if st.result else None)
+        except BotError as exc:
+            record.failures.append({"side": side, "why": exc.why, "message": str(exc)})
     return record
 
 
-def _tell(bots: Mapping[str, Bot], st: GameState, side: str, event: dict[str, Any] | None, record: GameRecord) -> None:
-    if side in st.out and st.phase == "play" and any(f["side"] == side for f in record.failures):
+def _tell(bots: Mapping[str, Bot], st: GameState, side: str, event: dict[str, Any] | None, record: GameRecord,
+          watch: Watch | None) -> None:
+    if any(f["side"] == side for f in record.failures):
         return  # a failed bot hears no more
+    seen = view(st, side)
+    if watch is not None:
+        watch(st, side, seen, event)
     try:
-        bots[side].observe(view(st, side), event)
+        _guarded(record.seats[side], side, bots[side].observe, seen, event)
     except BotError as exc:
         _fail(st, record, side, exc)
 
