@@ -39,7 +39,7 @@ class Level:
 LEVELS = {
     1: Level(40, 2, 4, False),
     2: Level(120, 4, 12, True),
-    3: Level(200, 3, 60, True),
+    3: Level(150, 2, 60, True),
     4: Level(900, 10, 200, True),
     5: Level(2800, 20, 600, True),
 }
@@ -91,7 +91,7 @@ class FaceDownBot(Player):
         spec = self.spec
         budget = min(spec.budget_ms, time_ms * 0.8) / 1000.0
         deadline = start + budget
-        hard = start + 1.25 * budget  # past it, stop even before the minimum of guesses
+        hard = start + budget  # past it, stop even before the minimum of guesses
         first = self.world(b.sample(self.rng))
         moves = [m for m in self.legal(first) if not self._shuttle_limit(first, m)] or self.legal(first)
         if not moves:
