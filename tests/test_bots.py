@@ -14,6 +14,7 @@ from hypothesis import strategies as hs
 from controller.bots import BUILTIN, Bot, BotError, FaceDownBot, GreedyBot, RandomBot, bot_names, find_bot
 from controller.bots.arena import Match, play_game
 from controller.bots.belief import Belief
+from controller.bots.facedown import Level
 from controller.bots.setups import built_setup
 from controller.cli import main
 from controller.rules import game_ids, load_game, new_game, redact_ruling, view
@@ -62,6 +63,7 @@ class Auditing(FaceDownBot):
 
     def __init__(self, problems: list[str]) -> None:
         super().__init__(1)
+        self.spec = Level(budget_ms=1e9, max_samples=1, replies=False)  # repeatable, whatever the load
         self.problems = problems
         self.truth: GameState | None = None
 
@@ -162,6 +164,7 @@ def test_facedown_takes_a_piece_it_knows_it_beats_over_a_quiet_move() -> None:
     st.board["a6"] = scout
     marshal_at, front = "a5", "a6"
     bot = FaceDownBot(2)
+    bot.spec = Level(budget_ms=1e9, max_samples=3, replies=True)  # a fixed amount of thought: repeatable
     bot.new_game("stratego", "red", st.options, 1)
     bot.observe(view(st, "red"))
     assert bot.choose_move(view(st, "red"), 1000) == (marshal_at, front)

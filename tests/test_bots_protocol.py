@@ -104,7 +104,7 @@ HELLO = """
 ])
 def test_a_program_that_fails_loses_the_game_with_a_clear_reason(tmp_path: Path, move: str, why: str, words: str) -> None:
     cmd = _script(tmp_path, HELLO.replace("SEAT", '"red"').replace("MOVE", move))
-    bot = ProcessBot(cmd[4:], grace_s=0.5)
+    bot = ProcessBot(cmd[4:], grace_s=2.0)
     try:
         record = play_game("luzhanqi", {"red": bot, "blue": RandomBot()}, {"red": "ext", "blue": "random"}, seed=1,
                            max_plies=20, time_ms=200)

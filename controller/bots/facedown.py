@@ -28,20 +28,20 @@ from .values import WIN, Worth, worth
 
 @dataclass(frozen=True)
 class Level:
-    """How hard the bot thinks: time per move (ms), guesses per move, whether it looks at the replies."""
+    """How hard the bot thinks: time per move (ms; the first guess is always finished, within 3x that), at most
+    this many guesses, whether it looks at the opponent's replies."""
 
     budget_ms: float
-    min_samples: int
     max_samples: int
     replies: bool
 
 
 LEVELS = {
-    1: Level(40, 2, 4, False),
-    2: Level(120, 4, 12, True),
-    3: Level(150, 2, 60, True),
-    4: Level(900, 10, 200, True),
-    5: Level(2800, 20, 600, True),
+    1: Level(40, 4, False),
+    2: Level(120, 12, True),
+    3: Level(150, 60, True),
+    4: Level(900, 200, True),
+    5: Level(2800, 600, True),
 }
 DEFAULT_LEVEL = 3
 #: Chance the opponent dares an attack on a piece of ours it cannot see (a known one it attacks when it pays).
@@ -91,7 +91,7 @@ class FaceDownBot(Player):
         spec = self.spec
         budget = min(spec.budget_ms, time_ms * 0.8) / 1000.0
         deadline = start + budget
-        hard = start + budget  # past it, stop even before the minimum of guesses
+        hard = start + 3 * budget  # the first guess is finished (every move looked at once) unless this late
         first = self.world(b.sample(self.rng))
         moves = [m for m in self.legal(first) if not self._shuttle_limit(first, m)] or self.legal(first)
         if not moves:
@@ -112,11 +112,11 @@ class FaceDownBot(Player):
                 if m in legal_here:
                     total[m] += self._score(st, m, w)
                     seen[m] += 1
-                if time.perf_counter() > deadline and (samples >= spec.min_samples or time.perf_counter() > hard):
+                if time.perf_counter() > deadline and (samples >= 1 or time.perf_counter() > hard):
                     out_of_time = True
                     break
             samples += 1
-            if samples >= spec.max_samples or (samples >= spec.min_samples and time.perf_counter() > deadline):
+            if samples >= spec.max_samples or time.perf_counter() > deadline:
                 break
             st = self.world(b.sample(self.rng))
         best, best_value = moves[0], -float("inf")
