@@ -208,6 +208,8 @@ class FaceDownBot(Player):
                 score += 0.04 * min(min(d.get(s, 30) for s in foe_movers), 8)
         front = w.front[me]
         score -= 0.004 * sum(front.get(s, 0) for s in my_movers)
+        # the last pieces that move are worth more than their rank: a side with none left loses
+        score += 4.0 / (1 + len(foe_movers)) - 4.0 / (1 + len(my_movers))
         carried = st.hook_data.get("carry_flag")
         if carried:
             score += self._carrying(st, carried, w)
