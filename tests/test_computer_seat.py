@@ -174,3 +174,28 @@ def test_the_bot_message_keys_are_in_every_catalog_with_the_params_the_events_ca
         for lang, catalog in catalogs.items():
             wanted = set(re.findall(r"{(\w+)}", catalog[say["code"]]))
             assert wanted <= set(say["params"]), (lang, say["code"], wanted - set(say["params"]))
+
+
+def test_facedown_script_with_a_computer_seat_from_a_file(tmp_path: Any, capsys: Any) -> None:
+    from controller.cli import main
+    from controller.rules import new_game
+
+    gdef = load_game("luzhanqi")
+    red = built_setup(gdef, "red", random.Random(8))
+    probe = new_game("luzhanqi")
+    probe.deploy("red", red)
+    probe.deploy("blue", built_setup(gdef, "blue", random.Random(9)))
+    frm, to = next(m for m in probe.legal_moves("red") if m.to not in probe.board)  # red's own quiet first move
+    lines = [{"setup": "red", "pieces": red}, {"bot_setup": "blue"}, {"tick_ms": 100},
+             {"lift": frm}, {"tick_ms": 100}, {"place": to}, {"tick_ms": 100},
+             {"fixup": True}, {"bot_move": "blue"}, {"tick_ms": 100}, {"fixup": True}]
+    path = tmp_path / "game.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    assert main(["script", "luzhanqi", str(path), "--seat", "blue=bot:facedown:1", "--seed", "3"]) == 0
+    events = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    told = [e for e in events if e["event"] == "bot" and e["kind"] == "move"]
+    assert told and told[0]["player"] == "blue"
+    blue = [e for e in events if e["event"] in ("move", "attack") and e["player"] == "blue"]
+    assert [(e["from"], e["to"]) for e in blue] == [(told[0]["from"], told[0]["to"])]
+    assert main(["script", "luzhanqi", str(path), "--seat", "blue=facedown"]) == 2
+    assert "expected SIDE=bot:NAME" in capsys.readouterr().err
