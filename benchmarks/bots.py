@@ -1,6 +1,7 @@
 """Bot benchmark: ``facedown`` at its default level against ``random`` and ``greedy`` in each game, through the
-rules engine with seats swapped every other game. Prints win %, draws, losses, plies, facedown's think time per
-move (p50/p99, ms) and the process's peak memory (RSS, MB: the engine, both bots and Python itself).
+rules engine with seats swapped every other game. Prints win %, draws, plies, facedown's think time per move
+(p50/p99, wall-clock ms, and the CPU ms its thread used: on a loaded machine the wall clock runs ahead of the CPU
+time) and the process's peak memory (RSS, MB: the engine, both bots and Python itself).
 
     python benchmarks/bots.py [--games 20] [--game stratego --game luzhanqi ...] [--opponent random ...]
                               [--bot facedown] [--max-plies 2000] [--json FILE]
@@ -50,6 +51,7 @@ def run_pair(game: str, bot: str, opponent: str, games: int, max_plies: int, see
     summary = match.summary()
     row = summary["bots"][bot]
     think = [ms for r in match.records for s, n in r.seats.items() if n == bot for ms in r.think_ms.get(s, [])]
+    cpu = [ms for r in match.records for s, n in r.seats.items() if n == bot for ms in r.cpu_ms.get(s, [])]
     return {
         "game": game, "opponent": opponent, "games": games,
         "wins": sum(1 for r in match.records if any(r.seats[w] == bot for w in r.winners)),
@@ -57,6 +59,7 @@ def run_pair(game: str, bot: str, opponent: str, games: int, max_plies: int, see
         "win_pct": round(100.0 * sum(1 for r in match.records if any(r.seats[w] == bot for w in r.winners)) / games, 1),
         "failures": row["failures"], "plies_mean": summary["plies_mean"],
         "think_ms_p50": round(percentile(think, 0.5), 1), "think_ms_p99": round(percentile(think, 0.99), 1),
+        "cpu_ms_p50": round(percentile(cpu, 0.5), 1), "cpu_ms_p99": round(percentile(cpu, 0.99), 1),
         "peak_rss_mb": round(peak_mb(), 1), "seconds": round(time.perf_counter() - started, 1),
     }
 
@@ -72,12 +75,13 @@ def main() -> None:
     ap.add_argument("--json", metavar="FILE", help="also append each row as a JSON line to FILE")
     args = ap.parse_args()
     print(f"{'game':<14} {'vs':<8} {'games':>5} {'win %':>6} {'draws':>5} {'fail':>4} {'plies':>6} "
-          f"{'p50 ms':>7} {'p99 ms':>7} {'RSS MB':>7}")
+          f"{'p50 ms':>7} {'p99 ms':>7} {'cpu p50':>7} {'cpu p99':>7} {'RSS MB':>7}")
     for game in args.game or GAMES:
         for opponent in args.opponent or ["random", "greedy"]:
             row = run_pair(game, args.bot, opponent, args.games, args.max_plies, args.seed)
             print(f"{row['game']:<14} {row['opponent']:<8} {row['games']:>5} {row['win_pct']:>6.1f} {row['draws']:>5} "
                   f"{row['failures']:>4} {row['plies_mean']:>6.0f} {row['think_ms_p50']:>7.1f} {row['think_ms_p99']:>7.1f} "
+                  f"{row['cpu_ms_p50']:>7.1f} {row['cpu_ms_p99']:>7.1f} "
                   f"{row['peak_rss_mb']:>7.1f}", flush=True)
             if args.json:
                 with open(args.json, "a", encoding="utf-8") as fh:

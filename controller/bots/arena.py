@@ -45,7 +45,8 @@ class GameRecord:
     winners: tuple[str, ...] = ()
     reason: str = ""
     plies: int = 0
-    think_ms: dict[str, list[float]] = field(default_factory=dict)  # side -> milliseconds per move
+    think_ms: dict[str, list[float]] = field(default_factory=dict)  # side -> milliseconds per move (wall clock)
+    cpu_ms: dict[str, list[float]] = field(default_factory=dict)  # side -> this thread's CPU milliseconds per move
     failures: list[dict[str, str]] = field(default_factory=list)  # {"side", "why", "message"}
 
     @property
@@ -71,7 +72,7 @@ def play_game(game: str, bots: Mapping[str, Bot], names: Mapping[str, str], *, s
     ruling) handed to a bot, and the state it came from (for audits: what did each bot get to see?)."""
     st = new_game(game, options)
     sides = st.game.sides
-    record = GameRecord(seats={s: names[s] for s in sides}, think_ms={s: [] for s in sides})
+    record = GameRecord(seats={s: names[s] for s in sides}, think_ms={s: [] for s in sides}, cpu_ms={s: [] for s in sides})
     failed_setup: dict[str, BotError] = {}
     for i, side in enumerate(sides):
         try:
@@ -99,10 +100,11 @@ def play_game(game: str, bots: Mapping[str, Bot], names: Mapping[str, str], *, s
             seen = view(st, side)
             if watch is not None:
                 watch(st, side, seen, None)
-            t0 = clock()
+            t0, c0 = clock(), time.thread_time()
             frm, to = _guarded(names[side], side, bots[side].choose_move, seen, time_ms)
             took = (clock() - t0) * 1000.0
             record.think_ms[side].append(took)
+            record.cpu_ms[side].append((time.thread_time() - c0) * 1000.0)
             if took > time_ms + LATE_MS:
                 raise BotError("timeout", f"{names[side]} ({side}) took {took:.0f} ms for a move; its budget was {time_ms:.0f} ms")
             try:
