@@ -97,12 +97,12 @@ class Player(Bot):
     def sync(self, view: Mapping[str, Any]) -> None:
         """Make sure the belief has taken in ``view`` (a host that sends views only with 'go' still works)."""
         assert self.belief is not None, "new_game first"
-        if not self.belief.started or view.get("ply") != self.last_ply:
-            if view.get("ply") != self.last_ply:
-                self.forbidden = set()
-            self.last_ply = view.get("ply", -1)
-            if not self.belief.started or set(self.belief.where.items()) != {(e["station"], e["uid"]) for e in view["pieces"]}:
-                self.belief.update(view, None)
+        ply = view.get("ply", -1)
+        if ply != self.last_ply:
+            self.forbidden = set()  # a refused move is refused for that turn only
+            self.last_ply = ply
+        if not self.belief.started or self.belief.where != {e["station"]: e["uid"] for e in view["pieces"]}:
+            self.belief.update(view, None)
 
     def world(self, kinds: Mapping[int, str] | None = None) -> GameState:
         """A game state with the seat's pieces as they are and every hidden piece of the kind ``kinds`` gives it

@@ -215,16 +215,18 @@ class Belief:
         return out
 
     def _sample_side(self, side: str, uids: list[int], left: Counter[str], rng: random.Random) -> dict[int, str]:
+        """Kinds for ``uids`` drawn from the ``left`` counts, most constrained piece first. A draw that runs into a
+        dead end is drawn again; after ten, a piece may take a kind outside its set (the belief missed an effect)."""
         prior = (self.prior or {}).get(side, {})
+        chosen: dict[int, str] = {}
         for attempt in range(12):
-            strict = attempt < 10
             order = sorted(uids, key=lambda u: (len(self.possible[u]), rng.random()))
             remaining = Counter(left)
-            chosen: dict[int, str] = {}
+            chosen = {}
             for uid in order:
-                kinds = [k for k in (self.possible[uid] if strict or attempt == 10 else self.kinds) if remaining[k] > 0]
-                if not kinds:
-                    kinds = [k for k in self.kinds if remaining[k] > 0] if not strict else []
+                kinds = [k for k in sorted(self.possible[uid]) if remaining[k] > 0]
+                if not kinds and attempt >= 10:
+                    kinds = [k for k in self.kinds if remaining[k] > 0]
                 if not kinds:
                     break
                 at = self.start.get(uid)
@@ -238,7 +240,7 @@ class Belief:
                 remaining[kind] -= 1
             else:
                 return chosen
-        return {u: rng.choice(sorted(self.possible[u])) for u in uids}  # pragma: no cover - counts never all fail
+        return {u: chosen.get(u) or sorted(self.possible[u])[0] for u in uids}  # pragma: no cover - counts never all fail
 
 
 @lru_cache(maxsize=32)
