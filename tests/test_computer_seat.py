@@ -199,3 +199,38 @@ def test_facedown_script_with_a_computer_seat_from_a_file(tmp_path: Any, capsys:
     assert [(e["from"], e["to"]) for e in blue] == [(told[0]["from"], told[0]["to"])]
     assert main(["script", "luzhanqi", str(path), "--seat", "blue=facedown"]) == 2
     assert "expected SIDE=bot:NAME" in capsys.readouterr().err
+
+
+def test_a_computer_seat_whose_bot_fails_says_so_and_the_seat_can_be_played_by_hand() -> None:
+    class Crashing(RandomBot):
+        name = "crashing"
+
+        def choose_move(self, view: Any, time_ms: float) -> tuple[str, str]:
+            raise RuntimeError("out of its mind")
+
+    gdef = load_game("luzhanqi")
+    holder: dict[str, Any] = {}
+    out = Events()
+
+    def on_session(session: Session, board: Any, computers: dict[str, Any]) -> None:
+        holder["session"] = session
+
+    def script():
+        yield _line({"setup": "red", "pieces": built_setup(gdef, "red", random.Random(1))})
+        yield _line({"bot_setup": "blue"})
+        yield _line({"tick_ms": 100})
+        st = holder["session"].state
+        frm, to = next(m for m in st.legal_moves("red") if m.to not in st.board)
+        yield from map(_line, ({"lift": frm}, {"tick_ms": 100}, {"place": to}, {"tick_ms": 100}))
+        # the arbiter (or anyone) now moves blue's tokens by hand: it is judged like any move
+        st = holder["session"].state
+        frm, to = next(m for m in st.legal_moves("blue") if m.to not in st.board)
+        holder["hand"] = (frm, to)
+        yield from map(_line, ({"lift": frm}, {"tick_ms": 100}, {"place": to}, {"tick_ms": 100}))
+
+    run_script("luzhanqi", script(), out, everything=True, seats={"blue": Crashing()}, seed=1, on_session=on_session)
+    failed = [e for e in out.events if e["event"] == "bot" and e["kind"] == "failed"]
+    assert len(failed) == 1 and failed[0]["why"] == "crashed" and "out of its mind" in failed[0]["detail"]
+    assert failed[0]["say"]["code"] == "bot.failed"
+    blue = [(e["from"], e["to"]) for e in out.events if e["event"] == "move" and e["player"] == "blue"]
+    assert blue == [holder["hand"]]
