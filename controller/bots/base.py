@@ -112,3 +112,16 @@ class Player(Bot):
 
     def legal(self, st: GameState) -> list[Move]:
         return [m for m in st.legal_moves(self.seat) if m not in self.forbidden]
+
+    def playable(self, tries: int = 8) -> tuple[GameState, list[Move]]:
+        """A guessed world and the seat's legal moves in it. Where a guess leaves no move (an attack whose legality
+        hangs on the hidden kind, a move refused this turn), other guesses are tried before giving up."""
+        assert self.belief is not None
+        st = self.world(self.belief.sample(self.rng))
+        moves = self.legal(st)
+        for _ in range(tries):
+            if moves:
+                break
+            st = self.world(self.belief.sample(self.rng))
+            moves = self.legal(st)
+        return st, moves

@@ -92,8 +92,8 @@ class FaceDownBot(Player):
         budget = min(spec.budget_ms, time_ms * 0.8) / 1000.0
         deadline = start + budget
         hard = start + 3 * budget  # the first guess is finished (every move looked at once) unless this late
-        first = self.world(b.sample(self.rng))
-        moves = [m for m in self.legal(first) if not self._shuttle_limit(first, m)] or self.legal(first)
+        first, legal = self.playable()
+        moves = [m for m in legal if not self._shuttle_limit(first, m)] or legal
         if not moves:
             raise BotError("illegal", f"facedown ({self.seat}) finds no legal move")
         if len(moves) == 1:

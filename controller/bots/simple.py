@@ -26,8 +26,7 @@ class RandomBot(Player):
 
     def choose_move(self, view: Mapping[str, Any], time_ms: float) -> tuple[str, str]:
         self.sync(view)
-        assert self.belief is not None
-        moves = self.legal(self.world(self.belief.sample(self.rng)))
+        _world, moves = self.playable()
         if not moves:
             raise BotError("illegal", f"{self.name} ({self.seat}) has no legal move to offer")
         return tuple(self.rng.choice(moves))  # type: ignore[return-value]
@@ -42,8 +41,7 @@ class GreedyBot(RandomBot):
         self.sync(view)
         b = self.belief
         assert b is not None
-        st = self.world(b.sample(self.rng))
-        moves = self.legal(st)
+        st, moves = self.playable()
         if not moves:
             raise BotError("illegal", f"{self.name} ({self.seat}) has no legal move to offer")
         w = worth(st)
