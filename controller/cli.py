@@ -13,6 +13,7 @@ COMMANDS = [
     "play",
     "club",
     "script",
+    "match",
     "record",
     "setups",
     "tags",

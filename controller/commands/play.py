@@ -29,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resume", action="store_true", help="resume the unfinished game (the default when there is one)")
     p.add_argument("--setup", action="append", default=[], metavar="SIDE=FILE", help="a side's deployment (YAML/JSON {station: piece})")
     p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="house-rule option")
+    p.add_argument("--seat", action="append", default=[], metavar="SIDE=bot:NAME",
+                   help="a computer seat, e.g. blue=bot:facedown or blue=bot:facedown:2 (see docs/bots.md); repeatable")
     p.add_argument("--announce", default="console", help="comma-separated announcers: console, buzzer, voice-zh, voice-en, none")
     p.add_argument("--lang", default="en", choices=("en", "zh-Hans", "zh-Hant"), help="the console announcer's language (default en)")
     p.add_argument("--demo", action="store_true", help="simulated players lay out and play both sides (sim board only)")
@@ -201,6 +203,7 @@ def run(args: argparse.Namespace) -> int:
     if args.setup and args.board == "sim":
         for station in table.session.expected_board():
             board.place(station)
+    computers = computer_seats(table, args.seat)
     demo = None
     if args.demo or args.demo_side:
         from controller.referee.demo import DemoPlayers
@@ -263,5 +266,21 @@ def run(args: argparse.Namespace) -> int:
             server.stop()
         if bus is not None:
             bus.stop()
+        for seat in computers:
+            seat.close()
         table.stop()
     return 0
+
+
+def computer_seats(table: Any, items: list[str]) -> list[Any]:
+    """The --seat SIDE=bot:NAME computer seats, each bound to the table's session (its deployment registered now)."""
+    from controller.bots import find_bot
+    from controller.commands.script import ScriptError, parse_seats
+    from controller.referee.computer_seat import ComputerSeat
+
+    try:
+        chosen = parse_seats(items, table.game.sides)
+        bots = {side: find_bot(name) for side, name in chosen.items()}
+    except (ScriptError, ValueError) as exc:
+        raise SystemExit(f"facedown play: {exc}") from None
+    return [ComputerSeat(table.session, side, bot, name=chosen[side]) for side, bot in bots.items()]

@@ -21,6 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--all", action="store_true", help="also print board, fixup and notice events")
     p.add_argument("--journal", metavar="PATH", help="also record the game in this journal (with its game file), "
                    "for `facedown record show`")
+    p.add_argument("--seat", action="append", default=[], metavar="SIDE=bot:NAME",
+                   help="a computer seat: the bot plays SIDE and the script carries out its moves (bot_setup, bot_move lines)")
+    p.add_argument("--seed", type=int, default=None, help="seed for computer seats")
     p.set_defaults(func=run)
 
 
@@ -28,13 +31,30 @@ class ScriptError(ValueError):
     """A line of a script file is not one of the documented forms."""
 
 
-CORE_EVENTS = {"move", "attack", "illegal", "mismatch", "fixup_done", "game_over", "setup", "start", "turn"}
+CORE_EVENTS = {"move", "attack", "illegal", "mismatch", "fixup_done", "game_over", "setup", "start", "turn", "bot"}
+
+
+def parse_seats(items: list[str], sides: tuple[str, ...]) -> dict[str, str]:
+    """``SIDE=bot:NAME`` items as {side: bot name}; ScriptError says what is wrong."""
+    out = {}
+    for item in items:
+        side, eq, who = item.partition("=")
+        if not eq or not who.startswith("bot:") or len(who) == 4:
+            raise ScriptError(f"--seat {item!r}: expected SIDE=bot:NAME, e.g. blue=bot:facedown")
+        if side not in sides:
+            raise ScriptError(f"--seat {item!r}: no seat {side!r}; seats are {', '.join(sides)}")
+        out[side] = who[4:]
+    return out
 
 
 def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = None, settle_ms: int = 30, everything: bool = False,
-               journal: Any = None) -> int:
+               journal: Any = None, seats: dict[str, Any] | None = None, seed: int | None = None, on_session: Any = None) -> int:
     """Run the script ``lines`` (an iterable of text lines); write events to ``out``. Returns the number of events.
-    With ``journal`` (an open Journal) the game is recorded there as a game on the ``sim`` board, game file and all."""
+    With ``journal`` (an open Journal) the game is recorded there as a game on the ``sim`` board, game file and all.
+    ``seats``: computer seats {side: bot name or Bot}; ``on_session`` is called with the session, its simulated board
+    and the computer seats before the first line (a test's scripted player may read its own seat's view from it)."""
+    from controller.bots import Bot, find_bot
+    from controller.referee.computer_seat import ComputerSeat
     from controller.referee.gamefile import keep
     from controller.referee.session import Session
     from controller.rules import new_game
@@ -48,6 +68,7 @@ def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = Non
         keep(journal, game_id, state.game)
     session = Session(state, journal=journal, game_id=game_id)
     count = 0
+    computers: dict[str, ComputerSeat] = {}
 
     def emit(ev: Any) -> None:
         nonlocal count
@@ -61,6 +82,29 @@ def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = Non
     def deliver(snap: Any) -> None:
         if snap is not None:
             session.on_snapshot(snap)
+
+    def settle() -> None:
+        nonlocal now
+        now += 2 * settle_ms + 1
+        deliver(board.tick(now))
+
+    def hands(lift: list[str], place: list[str]) -> None:
+        """A player's hands: lift these stations, then put pieces on those, each change left to settle."""
+        for s in lift:
+            deliver(board.lift(s, now))
+            settle()
+        for s in place:
+            deliver(board.place(s, now))
+            settle()
+
+    for side, who in (seats or {}).items():
+        try:
+            bot = who if isinstance(who, Bot) else find_bot(who)
+        except ValueError as exc:
+            raise ScriptError(f"--seat {side}=bot:{who}: {exc}") from None
+        computers[side] = ComputerSeat(session, side, bot, name=bot.name if isinstance(who, Bot) else who, seed=seed)
+    if on_session is not None:
+        on_session(session, board, computers)
 
     for lineno, raw in enumerate(lines, 1):
         text = raw.strip()
@@ -87,6 +131,27 @@ def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = Non
             elif "place" in item:
                 tag = item.get("tag")
                 deliver(board.place(str(item["place"]), now, tag=None if tag is None else str(tag)))
+            elif "bot_setup" in item:
+                seat = computers.get(str(item["bot_setup"]))
+                if seat is None:
+                    raise ScriptError(f"line {lineno}: {item['bot_setup']!r} is not a computer seat (--seat SIDE=bot:NAME)")
+                hands([], [s for s in state.deployments.get(seat.seat, {}) if s not in board.raw_occupied()])
+            elif "bot_move" in item:
+                seat = computers.get(str(item["bot_move"]))
+                if seat is None:
+                    raise ScriptError(f"line {lineno}: {item['bot_move']!r} is not a computer seat (--seat SIDE=bot:NAME)")
+                if seat.instruction is None:
+                    raise ScriptError(f"line {lineno}: the referee has given no move for {seat.seat} to carry out")
+                frm, to = seat.instruction
+                to = str(item.get("to", to))  # "to": carry it out wrongly, as a player might
+                hands([frm, to] if to in board.raw_occupied() else [frm], [to])
+            elif "fixup" in item:
+                fx = session.recognizer.fixup_target()
+                if fx is not None:
+                    target, lift_first = fx
+                    occupied = board.raw_occupied()
+                    hands(sorted(set(lift_first) | {s for s in occupied if s not in target}),
+                          sorted(s for s in target if s not in occupied or s in lift_first))
             elif "tick_ms" in item:
                 step = item["tick_ms"]
                 if not isinstance(step, int) or step < 0:
@@ -94,12 +159,15 @@ def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = Non
                 now += step
                 deliver(board.tick(now))
             else:
-                raise ScriptError(f"line {lineno}: expected one of setup, lift, place, tick_ms; got keys {sorted(item)}")
+                raise ScriptError(f"line {lineno}: expected one of setup, lift, place, tick_ms, bot_setup, bot_move, fixup; "
+                                  f"got keys {sorted(item)}")
         except KeyError as exc:
             raise ScriptError(f"line {lineno}: {exc.args[0]}") from None
     # let anything still bouncing settle
     now += 10 * settle_ms + 1000
     deliver(board.tick(now))
+    for seat in computers.values():
+        seat.close()
     return count
 
 
@@ -126,8 +194,11 @@ def run(args: argparse.Namespace) -> int:
             lines: Any = io.StringIO(decode(sys.stdin.buffer.read(), "<stdin>", "script"))
         else:
             lines = io.StringIO(read_text(args.file, "script"))
+        from controller.rules import load_game
+
+        seats = parse_seats(args.seat, load_game(args.game).sides)
         run_script(args.game, lines, sys.stdout, options=parse_options(args.option), settle_ms=settle, everything=args.all,
-                   journal=journal)
+                   journal=journal, seats=seats, seed=args.seed)
     except InputFileError as exc:
         print(f"facedown script: {exc}", file=sys.stderr)
         return 2

@@ -165,6 +165,12 @@ class Session:
             said = message if is_say(message) else say("notice.text", text=str(message))
             return self._publish({"event": "notice", "say": said, **extra})
 
+    def publish(self, public: dict[str, Any], audience: tuple[str, ...] = ()) -> Published:
+        """Publish an event made beside the session (a computer seat's instruction) to the log and every subscriber,
+        in order with the session's own. ``public`` must be public, unless ``audience`` limits it to some seats."""
+        with self._lock:
+            return self._publish(dict(public), audience=audience)
+
     def _publish(self, public: dict[str, Any], ruling: Ruling | None = None, audience: tuple[str, ...] = (),
                  detail: dict[str, Any] | None = None) -> Published:
         event = Published(len(self.log) + 1, public, ruling, audience, detail)

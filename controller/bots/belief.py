@@ -1,0 +1,249 @@
+"""What a seat may believe about the pieces it cannot see, built only from its redacted views and rulings.
+
+For every piece of another side whose kind the seat does not know, the belief keeps the set of kinds it may still
+be: at first those the setup rules allow on its starting station, then narrowed by what happened to it in front of
+the seat - a piece that moved is no piece that never moves (and a long move rules out every kind that could not
+make it), a clash with one of the seat's own pieces keeps only the kinds that give that outcome, a reveal names it.
+Pieces that left the game stay in the count, so every army adds up. ``sample`` draws a whole assignment of kinds
+consistent with all of it (a determinization), weighted by a prior of where each kind tends to start.
+
+The input is exactly what ``controller.rules.view`` and ``redact_ruling`` give the seat: never the game state.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from controller.rules import GameDef, new_game
+from controller.rules.deploy import allowed_stations
+from controller.rules.state import GameState, Piece
+
+#: A prior: side -> station -> piece id -> weight (how often that kind starts there).
+Prior = Mapping[str, Mapping[str, Mapping[str, float]]]
+
+
+@lru_cache(maxsize=16)
+def _template(gdef: GameDef, key: tuple[tuple[str, Any], ...]) -> GameState:
+    return new_game(gdef, dict(key))
+
+
+def template(gdef: GameDef, options: Mapping[str, Any]) -> GameState:
+    """A fresh game of ``gdef`` under ``options`` (shared, never mutated): clash matrix, topology and hooks."""
+    return _template(gdef, options_key(options))
+
+
+def options_key(options: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """Options as a hashable key (lists become tuples)."""
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in options.items()))
+
+
+class Belief:
+    """One seat's knowledge of the other sides' pieces, updated event by event."""
+
+    def __init__(self, gdef: GameDef, seat: str, options: Mapping[str, Any], prior: Prior | None = None) -> None:
+        self.base = template(gdef, options)
+        self.game = self.base.game  # the army as played under these options
+        self.seat = seat
+        self.options = dict(self.base.options)
+        self.prior = prior
+        self.counts = {p.id: p.count for p in self.game.pieces}
+        self.movable = frozenset(p.id for p in self.game.pieces if p.movable)
+        self.kinds = tuple(self.counts)
+        self.owner: dict[int, str] = {}
+        self.start: dict[int, str] = {}
+        self.possible: dict[int, frozenset[str]] = {}  # other sides' pieces whose kind is not known for sure
+        self.known: dict[int, str] = {}  # every piece whose kind the seat knows (its own included)
+        self.moved: set[int] = set()
+        self.alive: set[int] = set()
+        self.where: dict[str, int] = {}  # station -> uid, as of the latest view
+        self.started = False
+        self.turn = self.game.sides[0]
+        self.out: dict[str, str] = {}
+        self.ply = 0
+        self.public: set[int] = set()
+        self.carries: dict[int, tuple[Mapping[str, str], ...]] = {}  # a carrier's uid -> the flags riding on it
+
+    # ------------------------------------------------------------------ updates
+    def update(self, view: Mapping[str, Any], event: Mapping[str, Any] | None = None) -> None:
+        """Take in the seat's view after an event (and the seat's redacted ruling of it, if it was a move)."""
+        if view.get("phase") == "setup":
+            return
+        before = self.where
+        if not self.started:
+            self._first(view)
+        if event is not None and "from" in event and before:
+            self._ruling(event, before)
+        self._view(view)
+
+    def _first(self, view: Mapping[str, Any]) -> None:
+        self.started = True
+        allowed = allowed_table(self.game, options_key(self.options))
+        for e in view["pieces"]:
+            uid, owner = e["uid"], e["owner"]
+            self.owner[uid] = owner
+            self.start[uid] = e["station"]
+            self.alive.add(uid)
+            if owner != self.seat:
+                kinds = frozenset(k for k in self.kinds if e["station"] in allowed[(owner, k)])
+                self.possible[uid] = kinds or frozenset(self.kinds)
+
+    def _view(self, view: Mapping[str, Any]) -> None:
+        seen: set[int] = set()
+        where: dict[str, int] = {}
+        for e in view["pieces"]:
+            uid = e["uid"]
+            seen.add(uid)
+            where[e["station"]] = uid
+            self.owner.setdefault(uid, e["owner"])
+            if "piece" in e:
+                self.learn(uid, e["piece"])
+        self.alive &= seen
+        self.where = where
+        self.turn = view.get("turn") or self.turn
+        self.out = dict(view.get("out") or {})
+        self.ply = view.get("ply", 0)
+        self.public = {e["uid"] for e in view["pieces"] if e.get("public")}
+        self.carries = {e["uid"]: tuple(e["carries"]) for e in view["pieces"] if e.get("carries")}
+
+    def learn(self, uid: int, kind: str) -> None:
+        """The seat now knows that piece ``uid`` is a ``kind``."""
+        self.known[uid] = kind
+        self.possible.pop(uid, None)
+
+    def _narrow(self, uid: int, keep: frozenset[str]) -> None:
+        if uid in self.known or uid not in self.possible:
+            return
+        narrowed = self.possible[uid] & keep
+        if narrowed:  # an empty set means an effect the model does not follow (a proxy rank, a reaction): keep the old
+            self.possible[uid] = narrowed
+
+    def _ruling(self, r: Mapping[str, Any], before: Mapping[str, int]) -> None:
+        mover = before.get(r["from"])
+        if mover is None:
+            return
+        if r.get("piece"):
+            self.learn(mover, r["piece"])
+        defender = before.get(r["to"]) if r.get("kind") == "attack" else None
+        if defender is not None and r.get("defender_piece"):
+            self.learn(defender, r["defender_piece"])
+        for gone in r.get("removed", ()):
+            uid = before.get(gone["station"])
+            if uid is not None and gone.get("piece"):
+                self.learn(uid, gone["piece"])
+        if mover not in self.known:
+            self.moved.add(mover)
+            self._narrow(mover, self._could_make(r["from"], r["to"], before))
+        outcome = r.get("outcome")
+        if defender is None or outcome is None:
+            return
+        clash = self.base.clash
+        if mover in self.known and defender not in self.known:
+            a = self.known[mover]
+            self._narrow(defender, frozenset(k for k in self.kinds if clash[(a, k)] == outcome))
+        elif defender in self.known and mover not in self.known:
+            d = self.known[defender]
+            self._narrow(mover, frozenset(k for k in self.kinds if clash[(k, d)] == outcome))
+
+    def _could_make(self, frm: str, to: str, before: Mapping[str, int]) -> frozenset[str]:
+        """The kinds that could go from ``frm`` to ``to`` over the board as it stood (``to`` taken as empty)."""
+        scratch = self.scratch(before, {})
+        scratch.board.pop(to, None)
+        out = []
+        for kind in self.movable:
+            owner = scratch.board[frm].owner
+            scratch.board[frm] = Piece(0, kind, owner)
+            scratch.turn = owner
+            if to in scratch.destinations(frm):
+                out.append(kind)
+        return frozenset(out)
+
+    def scratch(self, where: Mapping[str, int], kinds: Mapping[int, str]) -> GameState:
+        """A game state in play with the pieces of ``where`` (station -> uid), of kinds ``kinds`` where given, else
+        any kind: for movement questions and look-ahead. Hooks start afresh (the seat cannot see their history)."""
+        st = object.__new__(GameState)
+        st.__dict__.update(self.base.__dict__)
+        st.board = {}
+        any_kind = self.kinds[0]
+        for station, uid in where.items():
+            kind = kinds.get(uid) or self.known.get(uid) or any_kind
+            piece = st.board[station] = Piece(uid, kind, self.owner[uid])
+            piece.public = uid in self.public
+            if uid in self.known:
+                piece.known_to.add(self.seat)
+        st.phase = "play"
+        st.turn = self.turn
+        st.ply = self.ply
+        st.quiet_plies = 0
+        st.history = []
+        st.hook_data = {}
+        st.out = dict(self.out)
+        st.result = None
+        st.deployments = {}
+        st._late_out = []
+        for hook in st.hooks:
+            hook.start(st)
+        if self.carries and "carry_flag" in st.hook_data:
+            from controller.rules.hooks_dover import CarriedFlag
+
+            st.hook_data["carry_flag"] = {
+                uid: tuple(CarriedFlag(-1, f["owner"], f["piece"]) for f in flags) for uid, flags in self.carries.items()
+            }
+        return st
+
+    # ------------------------------------------------------------------ sampling
+    def hidden(self) -> list[int]:
+        """The other sides' pieces (alive or gone) whose kind the seat does not know."""
+        return [u for u in self.possible if u not in self.known]
+
+    def sample(self, rng: random.Random) -> dict[int, str]:
+        """A kind for every piece whose kind the seat does not know, consistent with the armies' counts and with
+        everything the seat saw (each piece's possible kinds), weighted by the prior for unmoved pieces."""
+        out: dict[int, str] = {}
+        by_side: dict[str, list[int]] = {}
+        for uid in self.hidden():
+            by_side.setdefault(self.owner[uid], []).append(uid)
+        for side, uids in by_side.items():
+            left = Counter(self.counts)
+            for uid, kind in self.known.items():
+                if self.owner.get(uid) == side:
+                    left[kind] -= 1
+            out.update(self._sample_side(side, uids, left, rng))
+        return out
+
+    def _sample_side(self, side: str, uids: list[int], left: Counter[str], rng: random.Random) -> dict[int, str]:
+        """Kinds for ``uids`` drawn from the ``left`` counts, most constrained piece first. A draw that runs into a
+        dead end is drawn again; after ten, a piece may take a kind outside its set (the belief missed an effect)."""
+        prior = (self.prior or {}).get(side, {})
+        chosen: dict[int, str] = {}
+        for attempt in range(12):
+            order = sorted(uids, key=lambda u: (len(self.possible[u]), rng.random()))
+            remaining = Counter(left)
+            chosen = {}
+            for uid in order:
+                kinds = [k for k in sorted(self.possible[uid]) if remaining[k] > 0]
+                if not kinds and attempt >= 10:
+                    kinds = [k for k in self.kinds if remaining[k] > 0]
+                if not kinds:
+                    break
+                at = self.start.get(uid)
+                station_prior = prior.get(at) if at is not None and uid not in self.moved else None
+                if station_prior:
+                    weights = [(station_prior.get(k, 0.0) + 0.02) * remaining[k] ** 0.5 for k in kinds]
+                else:
+                    weights = [float(remaining[k]) for k in kinds]
+                kind = rng.choices(kinds, weights)[0]
+                chosen[uid] = kind
+                remaining[kind] -= 1
+            else:
+                return chosen
+        return {u: chosen.get(u) or sorted(self.possible[u])[0] for u in uids}  # pragma: no cover - counts never all fail
+
+
+@lru_cache(maxsize=32)
+def allowed_table(gdef: GameDef, key: tuple[tuple[str, Any], ...]) -> dict[tuple[str, str], frozenset[str]]:
+    options = dict(key)
+    return {(side, p.id): frozenset(allowed_stations(gdef, side, p.id, options)) for side in gdef.sides for p in gdef.pieces}

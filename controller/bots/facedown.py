@@ -1,0 +1,267 @@
+"""``facedown``: the built-in imperfect-information player, for every game the rules engine loads.
+
+Determinized search. Each turn it draws many complete guesses of the hidden pieces from its belief (what the
+seat saw: reveals, clash outcomes, which pieces moved, the armies' counts, a prior of where each kind starts), and
+in each guess plays every legal move on a copy of the game through the rules engine, answers it with the opponent's
+attacks that hurt most, and scores the result: material worth from the clash table, the game won or lost, how near
+its attackers stand to the enemy flag and the enemy's to its own, and how much each side has given away. The move
+with the best average over the guesses is played. Levels set how many guesses and how much time it may use.
+
+Only the seat's redacted views reach it (through ``Belief``); the guesses are its own.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from controller.rules.errors import RulesError
+from controller.rules.state import GameState, Move
+
+from .base import BotError, Player
+from .belief import Prior
+from .setups import bot_setup, prior
+from .values import WIN, Worth, worth
+
+
+@dataclass(frozen=True)
+class Level:
+    """How hard the bot thinks: time per move (ms; the first guess is always finished, within 3x that), at most
+    this many guesses, whether it looks at the opponent's replies."""
+
+    budget_ms: float
+    max_samples: int
+    replies: bool
+
+
+LEVELS = {
+    1: Level(40, 4, False),
+    2: Level(120, 12, True),
+    3: Level(150, 60, True),
+    4: Level(900, 200, True),
+    5: Level(2800, 600, True),
+}
+DEFAULT_LEVEL = 3
+#: Chance the opponent dares an attack on a piece of ours it cannot see (a known one it attacks when it pays).
+BLIND_ATTACK = 0.35
+
+
+class FaceDownBot(Player):
+    """The determinized-search player (see the module docstring)."""
+
+    name = "facedown"
+
+    def __init__(self, level: int | None = None) -> None:
+        super().__init__(level)
+        lv = DEFAULT_LEVEL if level is None else level
+        if lv not in LEVELS:
+            raise BotError("protocol", f"facedown has levels {', '.join(map(str, LEVELS))}, not {level}")
+        self.spec = LEVELS[lv]
+        self.mine: list[tuple[int, str, str]] = []  # this seat's moves: (uid, from, to)
+
+    def prior(self) -> Prior | None:
+        assert self.gdef is not None
+        return prior(self.gdef, self.options)
+
+    def new_game(self, game: str, seat: str, options: Mapping[str, Any], seed: int | None = None) -> None:
+        super().new_game(game, seat, options, seed)
+        self.mine = []
+        assert self.gdef is not None and self.belief is not None
+        self._friends = frozenset(s for s in self.gdef.sides if s == seat or self.gdef.ally(seat, s))
+        worth(self.belief.base)  # the per-game figures, once, before the clock runs
+
+    def observe(self, view: Mapping[str, Any], event: Mapping[str, Any] | None = None) -> None:
+        b = self.belief
+        if event is not None and event.get("side") == self.seat and b is not None and event.get("from") in b.where:
+            self.mine.append((b.where[event["from"]], event["from"], event["to"]))
+        super().observe(view, event)
+
+    def choose_setup(self, view: Mapping[str, Any], time_ms: float) -> dict[str, str]:
+        assert self.gdef is not None
+        return bot_setup(self.gdef, self.seat, self.rng, self.options)
+
+    # ------------------------------------------------------------------ the search
+    def choose_move(self, view: Mapping[str, Any], time_ms: float) -> tuple[str, str]:
+        start = time.perf_counter()
+        self.sync(view)
+        b = self.belief
+        assert b is not None
+        spec = self.spec
+        budget = min(spec.budget_ms, time_ms * 0.8) / 1000.0
+        deadline = start + budget
+        hard = start + 3 * budget  # the first guess is finished (every move looked at once) unless this late
+        first, legal = self.playable()
+        moves = [m for m in legal if not self._shuttle_limit(first, m)] or legal
+        if not moves:
+            raise BotError("illegal", f"facedown ({self.seat}) finds no legal move")
+        if len(moves) == 1:
+            return tuple(moves[0])  # type: ignore[return-value]
+        w = worth(first)
+        total = dict.fromkeys(moves, 0.0)
+        seen = dict.fromkeys(moves, 0)
+        samples = 0
+        st = first
+        order = list(moves)
+        out_of_time = False
+        while not out_of_time:
+            legal_here = set(st.legal_moves(self.seat))
+            self.rng.shuffle(order)
+            for m in order:
+                if m in legal_here:
+                    total[m] += self._score(st, m, w)
+                    seen[m] += 1
+                if time.perf_counter() > deadline and (samples >= 1 or time.perf_counter() > hard):
+                    out_of_time = True
+                    break
+            samples += 1
+            if samples >= spec.max_samples or time.perf_counter() > deadline:
+                break
+            st = self.world(b.sample(self.rng))
+        best, best_value = moves[0], -float("inf")
+        for m in moves:
+            if not seen[m]:
+                continue
+            v = total[m] / seen[m] - self._shuttle_penalty(m) + self.rng.random() * 1e-3
+            if v > best_value:
+                best, best_value = m, v
+        return tuple(best)  # type: ignore[return-value]
+
+    def _score(self, st: GameState, m: Move, w: Worth) -> float:
+        s1 = st.copy()
+        try:
+            s1.apply(m)
+        except RulesError:
+            return -WIN  # pragma: no cover - moves are checked legal in this guess first
+        v = self.evaluate(s1, w)
+        if s1.phase != "play" or not self.spec.replies or not s1.enemies(self.seat, s1.turn):
+            return v
+        foe = s1.turn
+        worst_known, worst_blind = v, v
+        for r in s1.iter_legal_moves(foe):
+            target = s1.board.get(r.to)
+            if target is None or not self._friend(s1, target.owner):
+                continue
+            s2 = s1.copy()
+            try:
+                s2.apply(r)
+            except RulesError:  # pragma: no cover
+                continue
+            e = self.evaluate(s2, w)
+            if target.public or foe in target.known_to:
+                worst_known = min(worst_known, e)
+            else:
+                worst_blind = min(worst_blind, e)
+        v = min(v, worst_known)
+        return (1 - BLIND_ATTACK) * v + BLIND_ATTACK * min(v, worst_blind)
+
+    def _friend(self, st: GameState, owner: str) -> bool:
+        return owner in self._friends
+
+    def evaluate(self, st: GameState, w: Worth) -> float:
+        """How good ``st`` is for this seat (positive: better for it)."""
+        if st.result is not None:
+            if not st.result.winners:
+                return 0.0
+            won = self.seat in st.result.winners
+            return (WIN if won else -WIN) - st.ply * (1 if won else -1)
+        me = self.seat
+        if me in st.out:
+            return -WIN / 2
+        friends = self._friends
+        value = w.value
+        score = 0.0
+        my_movers: list[str] = []
+        foe_movers: list[str] = []
+        my_flags: list[str] = []
+        foe_flags: list[str] = []
+        for station, p in st.board.items():
+            if p.owner in st.out:
+                continue
+            v = value[p.type]
+            if p.owner in friends:
+                score += v
+                if p.public:
+                    score -= 0.12 * v  # what the enemy knows of it
+                if p.type in w.capture:
+                    my_flags.append(station)
+                elif p.type in w.movable:
+                    my_movers.append(station)
+            else:
+                score -= v
+                if p.public:
+                    score += 0.12 * v
+                if p.type in w.capture:
+                    foe_flags.append(station)
+                elif p.type in w.movable:
+                    foe_movers.append(station)
+        dist = w.distance
+        if foe_flags and my_movers:
+            for f in foe_flags:
+                d = dist[f]
+                near = sorted(d.get(s, 30) for s in my_movers)[:3]
+                score -= 0.05 * sum(near)
+        if my_flags and foe_movers:
+            for f in my_flags:
+                d = dist[f]
+                score += 0.04 * min(min(d.get(s, 30) for s in foe_movers), 8)
+        front = w.front[me]
+        score -= 0.004 * sum(front.get(s, 0) for s in my_movers)
+        # the last pieces that move are worth more than their rank: a side with none left loses
+        score += 4.0 / (1 + len(foe_movers)) - 4.0 / (1 + len(my_movers))
+        carried = st.hook_data.get("carry_flag")
+        if carried:
+            score += self._carrying(st, carried, w)
+        return score
+
+    def _carrying(self, st: GameState, carried: Mapping[int, Any], w: Worth) -> float:
+        """Games won by bringing a taken flag home: a taken flag is worth much, more the nearer it is to its base."""
+        score = 0.0
+        for station, p in st.board.items():
+            flags = carried.get(p.uid)
+            if not flags:
+                continue
+            home = w.home.get(p.owner, {})
+            near = 4.0 - 0.25 * min(home.get(station, 16), 16)
+            for f in flags:
+                if f.owner == p.owner:
+                    continue  # a side's own flag riding home is no threat
+                gain = 8.0 + near
+                score += gain if p.owner in self._friends else -gain
+        return score
+
+    # ------------------------------------------------------------------ repetition
+    def _runs(self, uid: int) -> tuple[int, tuple[str, str] | None]:
+        """How many of this seat's latest moves shuttled piece ``uid`` between the same two stations."""
+        run = 0
+        pair: tuple[str, str] | None = None
+        for mu, frm, to in reversed(self.mine):
+            if mu != uid:
+                break
+            key = tuple(sorted((frm, to)))
+            if pair is None:
+                pair = key  # type: ignore[assignment]
+            elif key != pair:
+                break
+            run += 1
+        return run, pair
+
+    def _shuttle_limit(self, st: GameState, m: Move) -> bool:
+        limit = st.options.get("two_squares")
+        if not limit:
+            return False
+        p = st.board.get(m.frm)
+        if p is None or not self.mine or self.mine[-1][0] != p.uid:
+            return False
+        run, pair = self._runs(p.uid)
+        return run >= limit - 1 and pair == tuple(sorted(m))
+
+    def _shuttle_penalty(self, m: Move) -> float:
+        if not self.mine:
+            return 0.0
+        uid, frm, to = self.mine[-1]
+        if (to, frm) == tuple(m):
+            run, _pair = self._runs(uid)
+            return 0.15 * run
+        return 0.0

@@ -1,0 +1,84 @@
+"""What pieces and positions are worth to a bot, worked out from the game file alone (no per-game tables).
+
+A piece's worth comes from the clash table: how much of the enemy army it beats when it attacks, how much it
+survives when attacked, whether it moves at all. The pieces whose loss loses the game are worth the game. Distances
+along the board's lines give the positional terms (how near the attackers are to the enemy's flag, how near the
+enemy's movers are to one's own).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from controller.rules.state import GameState
+
+WIN = 10_000.0
+
+
+@dataclass(frozen=True)
+class Worth:
+    """Per-game figures a bot evaluates positions with."""
+
+    value: dict[str, float]  # piece id -> material worth
+    capture: frozenset[str]  # pieces whose loss loses the game
+    movable: frozenset[str]
+    distance: dict[str, dict[str, int]]  # station -> station -> steps along any line
+    front: dict[str, dict[str, int]]  # side -> station -> steps to the nearest enemy deployment station
+    home: dict[str, dict[str, int]]  # side -> station -> steps to its base (games won by bringing a flag home)
+
+
+_CACHE: dict[tuple[int, str], Worth] = {}
+
+
+def _worth(state: GameState) -> Worth:
+    game = state.game
+    counts = {p.id: p.count for p in game.pieces}
+    total = sum(counts.values())
+    movable = frozenset(p.id for p in game.pieces if p.movable)
+    capture = frozenset(game.win.capture)
+    value: dict[str, float] = {}
+    for p in game.pieces:
+        beats = sum(n for d, n in counts.items() if state.clash[(p.id, d)] == "attacker") if p.can_attack and p.movable else 0
+        trades = sum(n for d, n in counts.items() if state.clash[(p.id, d)] == "both") if p.can_attack and p.movable else 0
+        holds = sum(n for a, n in counts.items() if a in movable and state.clash[(a, p.id)] in ("defender", "bounce", "both"))
+        worth = 1.0 + 6.0 * (beats + 0.4 * trades) / total + 2.0 * holds / max(1, sum(counts[a] for a in movable))
+        if not p.movable:
+            worth = 1.0 + 2.0 * holds / max(1, sum(counts[a] for a in movable))
+        if p.count == 1 and beats / total > 0.5:
+            worth *= 1.3  # the single strongest pieces
+        value[p.id] = round(worth, 3)
+    for c in capture:
+        value[c] = 0.0  # its loss is the game itself: scored as a result, not as material
+    kinds = frozenset(line.kind for line in game.lines)
+    nbrs = state.topo.neighbours(kinds)
+    distance = {s: _bfs(nbrs, [s]) for s in game.station_ids}
+    zones = game.setup.zones[game.setup.deploy_zone]
+    front = {}
+    for side in game.sides:
+        enemy = [s for other in game.sides if state.enemies(side, other) for s in zones[other]]
+        front[side] = _bfs(nbrs, enemy)
+    bases = game.setup.zones.get("base", {})
+    home = {side: _bfs(nbrs, sorted(bases[side])) for side in game.sides if bases.get(side)}
+    return Worth(value, capture, movable, distance, front, home)
+
+
+def worth(state: GameState) -> Worth:
+    """The figures for ``state``'s game and options (cached per game object and options)."""
+    key = (id(state.game), repr(sorted(state.options.items())))
+    found = _CACHE.get(key)
+    if found is None:
+        found = _CACHE[key] = _worth(state)
+    return found
+
+
+def _bfs(nbrs: dict[str, tuple[str, ...]], starts: list[str]) -> dict[str, int]:
+    dist = {s: 0 for s in starts}
+    todo = deque(starts)
+    while todo:
+        at = todo.popleft()
+        for n in nbrs.get(at, ()):
+            if n not in dist:
+                dist[n] = dist[at] + 1
+                todo.append(n)
+    return dist

@@ -1,0 +1,102 @@
+"""`facedown match GAME --red BOT --blue BOT [--games N] [--json]`: bots play each other through the rules engine.
+
+Seats turn every game (two seats: swapped every other game). Prints each bot's wins, draws and losses, failures
+(a crash, a time-out, a refused move too many, a wrong deployment: that game is a loss for it, with the reason),
+plies per game and think time per move (p50/p99). A progress bar goes to stderr when it is a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+DEFAULT_MAX_PLIES = 3000
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("match", help="let bots play each other: wins, draws, losses, plies, think time")
+    p.add_argument("game", help="game id (see `facedown games`)")
+    p.add_argument("--seat", action="append", default=[], metavar="SIDE=BOT",
+                   help="a bot for a seat, for any game's seats (repeatable); BOT: random, greedy, facedown[:LEVEL], "
+                        "an entry point of facedown.bots, or cmd:PROGRAM ARGS")
+    p.add_argument("--red", metavar="BOT", help="the bot for red (same as --seat red=BOT)")
+    p.add_argument("--blue", metavar="BOT", help="the bot for blue (same as --seat blue=BOT)")
+    p.add_argument("--games", type=int, default=2, help="how many games (default 2)")
+    p.add_argument("--max-plies", type=int, default=DEFAULT_MAX_PLIES, help=f"draw after this many plies (default {DEFAULT_MAX_PLIES})")
+    p.add_argument("--time-ms", type=float, default=1000.0, help="time budget per move given to each bot (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first game (game i uses seed+i)")
+    p.add_argument("--json", action="store_true", help="print the summary and every game as JSON")
+    p.set_defaults(func=run)
+
+
+def _seats(args: argparse.Namespace, sides: tuple[str, ...]) -> dict[str, str]:
+    chosen: dict[str, str] = {}
+    for item in args.seat:
+        side, eq, bot = item.partition("=")
+        if not eq or not bot:
+            raise ValueError(f"--seat {item!r}: expected SIDE=BOT")
+        chosen[side] = bot
+    for side, bot in (("red", args.red), ("blue", args.blue)):
+        if bot:
+            chosen[side] = bot
+    unknown = [s for s in chosen if s not in sides]
+    if unknown:
+        raise ValueError(f"{args.game} has no seat {unknown[0]!r}; seats are {', '.join(sides)}")
+    missing = [s for s in sides if s not in chosen]
+    if missing:
+        raise ValueError(f"no bot for {', '.join(missing)}: give --seat SIDE=BOT (or --red/--blue) for every seat")
+    return {s: chosen[s] for s in sides}
+
+
+def _bar(done: int, total: int, width: int = 30) -> str:
+    filled = width * done // max(1, total)
+    return f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games"
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller.bots import find_bot
+    from controller.bots.arena import Match, play_game
+    from controller.rules import load_game
+
+    gdef = load_game(args.game)
+    try:
+        seats = _seats(args, gdef.sides)
+        for name in set(seats.values()):
+            if not name.startswith("cmd:"):
+                find_bot(name).close()  # a bad name fails before any game
+    except ValueError as exc:
+        print(f"facedown match: {exc}", file=sys.stderr)
+        return 2
+    if args.games < 1:
+        print("facedown match: --games must be at least 1", file=sys.stderr)
+        return 2
+    match = Match(gdef.id, seats)
+    tty = sys.stderr.isatty()
+    for i in range(args.games):
+        if tty:
+            print(_bar(i, args.games), end="", file=sys.stderr, flush=True)
+        names = match.rotation(i)
+        bots = {}
+        try:
+            for side, name in names.items():
+                bots[side] = find_bot(name)
+            match.records.append(play_game(args.game, bots, names, seed=args.seed + i, max_plies=args.max_plies,
+                                           time_ms=args.time_ms))
+        finally:
+            for bot in bots.values():
+                bot.close()
+    if tty:
+        print(_bar(args.games, args.games), file=sys.stderr)
+    summary = match.summary()
+    if args.json:
+        print(json.dumps({**summary, "records": [r.to_json() for r in match.records]}, indent=1))
+        return 0
+    print(f"{gdef.name}: {summary['games']} games, plies mean {summary['plies_mean']}, max {summary['plies_max']}")
+    for name, row in summary["bots"].items():
+        print(f"  {name:<24} won {row['wins']:>3}  drew {row['draws']:>3}  lost {row['losses']:>3}  failures {row['failures']:>2}"
+              f"  think p50 {row['think_ms_p50']:.1f} ms  p99 {row['think_ms_p99']:.1f} ms  ({row['moves']} moves)")
+    for i, rec in enumerate(match.records):
+        for f in rec.failures:
+            print(f"  game {i + 1}: {f['side']} ({rec.seats[f['side']]}) {f['why']}: {f['message']}")
+    return 0

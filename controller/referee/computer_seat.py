@@ -1,0 +1,205 @@
+"""A computer seat at a real board: a bot plays one side, and the human at the table moves its tokens for it.
+
+The computer's army stands on the board as anonymous tokens (blank pieces, or pieces whose faces the human never
+looks at): the referee knows each token's identity from the bot's deployment. At setup the seat registers the bot's
+deployment and tells the table which stations get a token (all alike, any order). On the computer's turn it asks
+the bot for a move - the bot's input is only the seat's redacted view (``controller.rules.view`` for its seat, and
+``redact_ruling`` of each ruling), never the game state - and tells the table which token to move where. The
+recognizer's normal path sees the move done; any other move of the computer's side is turned into a mismatch
+(nothing is judged) with the instruction repeated; the instructed move is then judged like any move, with the same
+rulings and fix-ups as between people.
+
+Everything it says is a structured event ``{"event": "bot", "kind": ..., "player": SEAT, ..., "say": {...}}`` with
+``bot.*`` message keys, published through the session so the pages, voice and console render it. A bot that fails
+(crashes, hangs, keeps answering refused moves) is reported (``kind: failed``) and the seat stops playing by itself:
+the arbiter can move for it by hand or end the game; nothing of the game is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from controller.bots.base import Bot, BotError
+from controller.rules import Move, redact_ruling, view
+
+from .recognizer import AttackAction, Difference, Mismatch, MoveAction
+from .session import Published, Session
+
+#: Refused moves in one turn before the bot is taken off the seat.
+MAX_REFUSALS = 3
+
+
+class _InstructedRecognizer:
+    """The session's recognizer, with one rule added while a computer seat's move is instructed: a move or attack of
+    that seat other than the instructed one is a mismatch, not an action to judge."""
+
+    def __init__(self, inner: Any, instructed: Callable[[str], Move | None], wrong: Callable[[str, Move], None]) -> None:
+        object.__setattr__(self, "_inner", inner)
+        object.__setattr__(self, "_instructed", instructed)
+        object.__setattr__(self, "_wrong", wrong)
+
+    def feed(self, snap: Any) -> Any:
+        action = self._inner.feed(snap)
+        if isinstance(action, MoveAction | AttackAction):
+            side = self._inner.side
+            want = self._instructed(side)
+            if want is not None and (action.frm, action.to) != tuple(want):
+                self._wrong(side, Move(action.frm, action.to))
+                diffs = [Difference(action.frm, side, "empty")]
+                diffs.append(Difference(action.to, None, "occupied") if isinstance(action, MoveAction)
+                             else Difference(action.to, self._inner.expected[action.to].owner, "wrong piece"))
+                return Mismatch(tuple(sorted(diffs, key=lambda d: d.station)))
+        return action
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._inner, name, value)
+
+
+class ComputerSeat:
+    """One side of a session played by ``bot`` (see the module docstring)."""
+
+    def __init__(self, session: Session, seat: str, bot: Bot, *, name: str = "", seed: int | None = None,
+                 time_ms: float = 1000.0) -> None:
+        if seat not in session.game.sides:
+            raise ValueError(f"{session.game.id} has no seat {seat!r}; seats are {', '.join(session.game.sides)}")
+        self.session = session
+        self.seat = seat
+        self.bot = bot
+        self.name = name or bot.name
+        self.time_ms = time_ms
+        self.instruction: Move | None = None
+        self.instructed_ply = -1
+        self.refusals = 0
+        self.failed: str | None = None
+        self.inputs: list[tuple[dict[str, Any], dict[str, Any] | None]] = []  # what the bot was handed (audits)
+        st = session.state
+        with session.lock:
+            if not isinstance(session.recognizer, _InstructedRecognizer):
+                session.recognizer = _InstructedRecognizer(session.recognizer, self._instructed_for, self._wrong_move)
+            self._guard(lambda: bot.new_game(st.game.id, seat, st.options, seed))
+            session.subscribe(self._on_event)
+            if st.phase == "setup" and seat not in st.deployments and self.failed is None:
+                self._deploy()
+            elif st.phase == "play":
+                self._hand(None)
+                if st.turn == seat:
+                    self._instruct()
+
+    # ------------------------------------------------------------------ what the bot sees
+    def _hand(self, event: dict[str, Any] | None) -> dict[str, Any]:
+        seen = view(self.session.state, self.seat)
+        self.inputs.append((seen, event))
+        self._guard(lambda: self.bot.observe(seen, event))
+        return seen
+
+    def _guard(self, fn: Callable[[], Any]) -> Any:
+        if self.failed is not None:
+            return None
+        try:
+            return fn()
+        except BotError as exc:
+            self._fail(exc.why, str(exc))
+        except Exception as exc:  # a bot's bug must not stop the referee
+            self._fail("crashed", f"{type(exc).__name__}: {exc}")
+        return None
+
+    def _fail(self, why: str, detail: str) -> None:
+        self.failed = why
+        self.instruction = None
+        self._say("failed", "bot.failed", why=why, detail=detail[:200], bot=self.name)
+        try:
+            self.bot.close()
+        except Exception:  # pragma: no cover - closing a broken bot is best effort
+            pass
+
+    def _say(self, kind: str, code: str, **fields: Any) -> None:
+        params = {"player": self.seat, **fields}
+        self.session.publish({"event": "bot", "kind": kind, "player": self.seat, **fields, "say": {"code": code, "params": params}})
+
+    # ------------------------------------------------------------------ setup
+    def _deploy(self) -> None:
+        seen = view(self.session.state, self.seat)
+        self.inputs.append((seen, None))
+        placement = self._guard(lambda: self.bot.choose_setup(seen, self.time_ms))
+        if placement is None:
+            return
+        problems = self.session.register_setup(self.seat, placement)
+        if problems:
+            self._fail("bad_setup", "; ".join(f"{p.station or '-'}: {p.message}" for p in problems[:3]))
+            return
+        stations = sorted(placement, key=self.session.game.station_ids.index)
+        self._say("setup", "bot.setup", stations=stations, count=len(stations))
+
+    # ------------------------------------------------------------------ play
+    def _instructed_for(self, side: str) -> Move | None:
+        return self.instruction if side == self.seat else None
+
+    def _wrong_move(self, side: str, done: Move) -> None:
+        want = self.instruction
+        if want is None:
+            return
+        self._say("wrong_move", "bot.wrong_move", **{"from": want.frm, "to": want.to, "done_from": done.frm, "done_to": done.to})
+
+    def _instruct(self) -> None:
+        st = self.session.state
+        if self.failed is not None or st.phase != "play" or st.turn != self.seat:
+            return
+        while self.instruction is None or self.instructed_ply != st.ply:
+            seen = view(st, self.seat)
+            self.inputs.append((seen, None))
+            move = self._guard(lambda seen=seen: self.bot.choose_move(seen, self.time_ms))
+            if move is None:
+                return
+            move = Move(*move)
+            if st.why_illegal(move) is None:
+                self.instruction = move
+                self.instructed_ply = st.ply
+                break
+            # refused before anyone touches a token: the bot is told (no reason: as a seat is) and asked again
+            self.refusals += 1
+            if self.refusals >= MAX_REFUSALS:
+                self._fail("illegal", f"{self.refusals} refused moves in a row, the last {move}")
+                return
+            self._guard(lambda m=move: self.bot.refused(m.frm, m.to))
+        m = self.instruction
+        attack = m.to in st.board
+        self._say("move", "bot.attack" if attack else "bot.move", **{"from": m.frm, "to": m.to, "attack": attack})
+
+    def _on_event(self, ev: Published) -> None:
+        if self.failed is not None:
+            return
+        public = ev.public
+        kind = public.get("event")
+        if ev.ruling is not None:
+            if ev.ruling.side == self.seat:
+                self.instruction = None
+                self.refusals = 0
+            self._hand(redact_ruling(ev.ruling, self.seat))
+        elif kind == "start":
+            self._hand(None)
+        elif kind == "illegal" and public.get("player") == self.seat:
+            self.refusals += 1
+            refused = self.instruction
+            self.instruction = None
+            if refused is not None:
+                self._guard(lambda: self.bot.refused(refused.frm, refused.to))
+            if self.refusals >= MAX_REFUSALS:
+                self._fail("illegal", f"{self.refusals} refused moves in a row")
+        elif kind in ("reaction", "undo", "paused", "resumed"):
+            self._hand(None)
+        elif kind == "game_over":
+            self._guard(lambda: self.bot.game_over(self.session.state.result.to_json() if self.session.state.result else None))
+            self.instruction = None
+        if kind in ("start", "turn") and public.get("player") == self.seat:
+            self._instruct()
+
+    def close(self) -> None:
+        """Release the bot (an external program is told to quit)."""
+        try:
+            self.bot.close()
+        except Exception:  # pragma: no cover
+            pass
