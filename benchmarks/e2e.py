@@ -184,7 +184,7 @@ PAGE_PROBE = """
     requestAnimationFrame(() => { e.paint = performance.timeOrigin + performance.now(); });
   };
   const log = document.getElementById("log");
-  new MutationObserver(() => stamp(window.__fd.log, {text: log.firstChild ? log.firstChild.textContent : ""}))
+  new MutationObserver(() => stamp(window.__fd.log, {seq: log.firstElementChild ? log.firstElementChild.value : 0}))
     .observe(log, {childList: true});
   const board = document.getElementById("board");
   new MutationObserver(() => stamp(window.__fd.board, {})).observe(board, {childList: true, subtree: true, attributes: true, characterData: true});
@@ -293,7 +293,8 @@ def one_run(path: str, clients: int, moves: int, seed: int, browser: bool) -> di
             current["pub0"] = time.perf_counter_ns()
 
     session.subscribe(first)
-    server = WebServer(table, host="127.0.0.1", port=0, threads=clients + 16)
+    # every client here comes from 127.0.0.1: allow them all the spectator streams (a club room spreads them out)
+    server = WebServer(table, host="127.0.0.1", port=0, spectator_streams=clients + 4, spectator_streams_per_address=clients + 4)
     server.start()
     server.app  # noqa: B018  (built now, as warm_up() does after the referee is ready)
     if TUNE:
@@ -363,7 +364,7 @@ def one_run(path: str, clients: int, moves: int, seed: int, browser: bool) -> di
         "raw_event", "soft_event", "settle_scan_link", "recognize_judge", "journal", "publish", "transport",
         "raw_log_painted", "log_paint", "raw_board_changed")}
     page = result.get("page") or {"log": [], "board": []}
-    for mono, wall, seq, frm, to in timed:
+    for mono, wall, seq, _frm, _to in timed:
         t_in, pub0, pub1 = published[seq]
         jr = sum(min(b, pub0) - a for a, b in journal_spans if t_in <= a < pub0)
         out["settle_scan_link"].append((t_in - mono) / 1e6)
@@ -374,7 +375,8 @@ def one_run(path: str, clients: int, moves: int, seed: int, browser: bool) -> di
             out["raw_event"].append((t - mono) / 1e6)
             out["soft_event"].append((t - t_in) / 1e6)
             out["transport"].append((t - pub1) / 1e6)
-        line = next((e for e in page["log"] if f"{frm} → {to}" in e.get("text", "") and e["t"] >= wall * 1000), None)
+        # the page numbers each log line with its event's sequence number (newest first)
+        line = next((e for e in page["log"] if e.get("seq", 0) >= seq and e["t"] >= wall * 1000), None)
         if line is not None:
             out["raw_log_painted"].append(line.get("paint", line["t"]) - wall * 1000)
             out["log_paint"].append(line.get("paint", line["t"]) - line["t"])

@@ -84,7 +84,8 @@ def latency(clients: int, plies: int, seed: int) -> list[float]:
     for side in table.game.sides:
         session.register_setup(side, random_deployment(table.game, side, rng, table.state.options))
     lay_out()
-    server = WebServer(table, host="127.0.0.1", port=0, threads=clients + 16)
+    # every client comes from 127.0.0.1: allow them all the spectator streams (a club room spreads them out)
+    server = WebServer(table, host="127.0.0.1", port=0, spectator_streams=clients + 4, spectator_streams_per_address=clients + 4)
     server.start()
     server.app  # noqa: B018  (built now, as `facedown play` does right after it is ready)
     proc = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "e2e.py"), "_clients", str(server.port), str(clients),

@@ -110,7 +110,8 @@ class WebServer:
     def __init__(self, table: Any, *, host: str = "0.0.0.0", port: int = 8080, threads: int | None = None,
                  keepalive_s: float = 15.0, setups: Any = None, spectator_streams: int = SPECTATOR_STREAMS,
                  streams_per_role: int = STREAMS_PER_ROLE, per_address: int = PER_ADDRESS,
-                 connection_limit: int = 1000, header_timeout_s: float = 10.0) -> None:
+                 connection_limit: int = 1000, header_timeout_s: float = 10.0,
+                 spectator_streams_per_address: int | None = None) -> None:
         from waitress.adjustments import Adjustments
 
         self.table = table
@@ -125,7 +126,9 @@ class WebServer:
         self._app_args = {
             "setups": setups, "keepalive_s": keepalive_s,
             "max_streams": max(1, min(spectator_streams, threads - streams_per_role * roles - PAGE_THREADS)),
-            "streams_per_role": streams_per_role, "per_address_streams": max(1, spectator_streams // 4),
+            # one address may hold a quarter of the spectators' streams (a benchmark on loopback may allow more)
+            "streams_per_role": streams_per_role,
+            "per_address_streams": spectator_streams_per_address or max(1, spectator_streams // 4),
         }
         self._app_lock = threading.Lock()
         _raise_fd_limit(connection_limit + 64)
