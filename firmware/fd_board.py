@@ -14,7 +14,9 @@ import utime
 
 SIO_GPIO_IN = 0xD0000004  # RP2040 SIO GPIO_IN: every GPIO's input level in one read
 WATCHDOG_CTRL = 0x40058000  # RP2040 WATCHDOG CTRL register; bit 30 = ENABLE
-OUT_US_PER_PASS = 1500  # time per loop pass spent handing bytes to USB, at most
+OUT_US_PER_PASS = 1500  # time per loop pass spent handing bytes to USB, at least (more when the pass has slack)
+OUT_BEHIND = 256  # queued bytes beyond which output is "behind"
+OUT_US_BEHIND = 4000  # time per pass for output while it is behind
 
 
 def load_config(path="config.json"):
@@ -79,6 +81,15 @@ class Output:
             self.ring[:n - first] = data[first:]
         self.count += n
 
+    def backlog(self):
+        """True when output is behind: the scanner then holds back RFID reads (the source of bursts) until USB
+        catches up, so lines are not dropped and heartbeats do not wait long behind change events."""
+        return self.count > OUT_BEHIND
+
+    def delay_ms(self):
+        """About how long the queued bytes take to go out (heartbeats are sent that much earlier)."""
+        return self.count * 80 // 1000
+
     def _writable(self):
         for _ in self.poll.ipoll(0):
             return True
@@ -124,9 +135,9 @@ def build(cfg, write, now, boot_id, reset_cause="power"):
                                                   s["count"], active_low)
             chips, certain = sensor.chips_found()
             if chips is None and certain:
-                return None, ["the 74HC165 chain is longer than shift_register.count %d (%d chips) says, or DS of "
-                              "its last chip is not tied to ground" % (s["count"], sensor.chips)]
-            if chips is not None and chips > sensor.chips:
+                return None, ["the 74HC165 chain is longer than shift_register.count %d (%d chips) says by more "
+                              "than 8 chips, or DS of its last chip is not tied to ground" % (s["count"], sensor.chips)]
+            if chips is not None and chips > sensor.chips and certain:
                 return None, ["the 74HC165 chain has %d chips but shift_register.count %d says %d"
                               % (chips, s["count"], sensor.chips)]
             if chips is not None and not certain:
@@ -212,6 +223,9 @@ def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None):
         return
     now = utime.ticks_ms()
     dev, notes = build(cfg, out.push, now, boot_id, _reset_cause())
+    if dev is not None and out.stream is not None:
+        dev.backlog = out.backlog
+        dev.out_delay = out.delay_ms
     if dev is None:
         _refuse(notes, out, poller, stop, wdt)
         return
@@ -222,6 +236,9 @@ def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None):
     pumping = out.stream is not None
     due = utime.ticks_ms()
     while stop is None or not stop():
+        # Passes run on a fixed schedule; each is stamped with its scheduled start, so debouncing counts whole scan
+        # periods and a pass that wakes a fraction of a millisecond late does not cost a period of latency.
+        start = due
         due = utime.ticks_add(due, period)
         if wdt is not None:
             wdt.feed()
@@ -230,9 +247,12 @@ def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None):
             if not b:
                 break
             dev.feed(b)
-        dev.tick(utime.ticks_ms())
+        dev.tick(start)
         if pumping:
-            out.pump()
+            # the pass's slack goes to USB output (at least OUT_US_PER_PASS): ~70 us a byte, never blocking
+            slack = utime.ticks_diff(due, utime.ticks_ms()) * 1000 - 500
+            floor = OUT_US_BEHIND if out.count > OUT_BEHIND else OUT_US_PER_PASS
+            out.pump(slack if slack > floor else floor)
         left = utime.ticks_diff(due, utime.ticks_ms())
         if left < -period:
             due = utime.ticks_ms()  # fell behind (a long tag read): start the schedule again from now

@@ -165,6 +165,8 @@ class Device:
         self.n = cfg["channels"]
         self.settle_ms = cfg.get("settle_ms", 30)
         self.heartbeat_ms = cfg.get("heartbeat_ms", 1000)
+        self.period = cfg.get("scan_period_ms", 5)
+        self.last_tick = now
         self.tag_wait_ms = cfg.get("tag_wait_ms", 300)
         self.tag_retry_ms = cfg.get("tag_retry_ms", 250)
         r = cfg.get("rfid") or {}
@@ -194,6 +196,9 @@ class Device:
         self.survey_start = now
         self.survey_ms = -1
         self.collided = bytearray(self.n)
+        self.held = None  # survey changes not yet sent: channel -> change
+        self.held_since = now
+        self.hold_ms = 60
         # check-in pad
         self.pad_poll = (cfg.get("checkin") or {}).get("poll_ms", 100)
         self.pad_due = now
@@ -202,6 +207,8 @@ class Device:
         self.taps = 0
         self.scans = 0
         self.scans_at_hb = 0
+        self.backlog = None  # callable: True while the output queue is too full for more tag reads
+        self.out_delay = None  # callable: ms the queued output takes to go out
         self.report_mem_ms = cfg.get("report_mem_ms", 0)
         self.mem_due = now
         self.free_after = mem() if mem and self.report_mem_ms else 0
@@ -353,16 +360,25 @@ class Device:
                     self.waiting[ch] = now + self.tag_wait_ms
                 else:
                     changes = (changes or []) + [(ch, True, None)]
-        if self.sensing == "hybrid" and (self.waiting or self.retry):
+        if self.backlog is not None and self.backlog():
+            pass  # output is behind: no tag reads this pass (reeds are still scanned and debounced)
+        elif self.sensing == "hybrid" and (self.waiting or self.retry):
             changes = self._hybrid_tags(now, changes)
         elif self.sensing == "rfid":
-            changes = self._survey(now, changes)
+            changes = self._held(now, self._survey(now, None))
         elif self.sensing == "checkin" and self.diff(now, self.pad_due) >= 0:
             self.pad_due = now + self.pad_poll
             self._pad()
         if changes:
             self._emit(changes)
-        if self.diff(now, self.last_hb) >= self.heartbeat_ms:
+        # the next pass would be late: send on this one if it is within a pass of due (passes are longer while tags
+        # are read)
+        gap = self.diff(now, self.last_tick)
+        self.last_tick = now
+        due = self.heartbeat_ms - (gap if gap > self.period else self.period)
+        if self.out_delay is not None:
+            due -= self.out_delay()  # it waits behind queued lines: send it that much earlier
+        if self.diff(now, self.last_hb) >= due:
             self.last_hb = now
             self.heartbeat(now)
 
@@ -395,6 +411,23 @@ class Device:
                 else:
                     self.error("notag", "channel %d occupied but no tag read" % ch)
         return changes
+
+    def _held(self, now, found):
+        """RFID survey changes are gathered (one CHG for several, fewer bytes on the wire) and sent when six are
+        waiting, the survey came round, or the oldest has waited ``hold_ms``."""
+        if found:
+            if not self.held:
+                self.held = {}
+                self.held_since = now
+            for c in found:
+                self.held[c[0]] = c
+        if not self.held:
+            return None
+        if len(self.held) >= 6 or self.next_reader == 0 or self.diff(now, self.held_since) >= self.hold_ms:
+            out = [self.held[ch] for ch in sorted(self.held)]
+            self.held = None
+            return out
+        return None
 
     def _same_uid(self, ch, got):
         old = self.tags.get(ch)

@@ -105,7 +105,7 @@ class ShiftRegisterScanner:
         self.scan_into(out)
         return [b == 1 for b in out]
 
-    def chips_found(self, extra=2):
+    def chips_found(self, extra=8):
         """Count the chips actually on the chain: latch, clock out ``chips + extra`` chips' worth of bits and find
         where the all-zero tail (DS of the last chip tied to ground) begins. Returns (chips, certain): ``chips`` is
         None if no zero tail was seen (the chain is longer, or DS is not grounded); ``certain`` is False when the

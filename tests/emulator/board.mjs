@@ -494,18 +494,28 @@ function unstall() {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Commands from the test
-function apply(action, ch) {
+function setTags(k, uids) {
+  const rd = readers[k];
+  const cards = uids.map((u) => new Card(u));
+  if (uids.length) world.tags.set(k, cards);
+  else world.tags.delete(k);
+  if (rd) for (const c of cards) c.state = 'OFF'; // powers up with the next field
+}
+
+function apply(action, ch, arg) {
   if (action === 'place') world.closed.add(ch);
   else if (action === 'lift') world.closed.delete(ch);
+  else if (action === 'tag') setTags(ch, arg || []);
   recomputeReeds();
 }
 
 function runSteps(steps, done) {
-  // steps: [[delay_us, "place"|"lift", channel], ...], delays relative to the previous step, in emulated time
+  // steps: [[delay_us, "place"|"lift", channel] or [delay_us, "tag", reader, [uid, ...]], ...], each delay relative
+  // to the previous step, in emulated time
   let i = 0;
   const next = () => {
     while (i < steps.length) {
-      const [delay, action, ch] = steps[i];
+      const [delay, action, ch, arg] = steps[i];
       if (delay > 0 && !next.waited) {
         next.waited = true;
         const a = sim.clock.createAlarm(() => next());
@@ -513,7 +523,7 @@ function runSteps(steps, done) {
         return;
       }
       next.waited = false;
-      apply(action, ch);
+      apply(action, ch, arg);
       i++;
     }
     done(now());
@@ -545,13 +555,7 @@ rl.on('line', (line) => {
       break;
     case 'tags':
       // {reader: [uid hex, ...]}: what lies in each reader's field from now on
-      for (const [k, uids] of Object.entries(msg.tags)) {
-        const rd = readers[Number(k)];
-        const cards = uids.map((u) => new Card(u));
-        if (rd && rd.fieldSince !== null) for (const c of cards) c.state = 'OFF';
-        if (uids.length) world.tags.set(Number(k), cards);
-        else world.tags.delete(Number(k));
-      }
+      for (const [k, uids] of Object.entries(msg.tags)) setTags(Number(k), uids);
       reply(id, {});
       break;
     case 'stall':

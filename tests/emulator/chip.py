@@ -79,6 +79,12 @@ def firmware_files(cfg: dict[str, Any] | str) -> dict[str, bytes]:
     return files
 
 
+def _check_uids(uids: list[str]) -> None:
+    for u in uids:
+        if len(bytes.fromhex(u)) not in (4, 7, 10):
+            raise ValueError(f"ISO 14443A UIDs are 4, 7 or 10 bytes, not {u!r}")
+
+
 class Line:
     """A line from the chip: ``t`` when its last byte reached the USB host, ``t0`` when its first did (ns)."""
 
@@ -246,9 +252,12 @@ class EmulatedScanner:
         """Emulated time, ns."""
         return int(self.request("time")["t"])
 
-    def steps(self, steps: list[tuple[int, str, int]]) -> int:
-        """Act in emulated time: (delay_us after the previous step, "place"|"lift", channel); returns the emulated
-        time of the last step."""
+    def steps(self, steps: list[tuple[Any, ...]]) -> int:
+        """Act in emulated time: (delay_us after the previous step, "place"|"lift", channel) or (delay_us, "tag",
+        reader, [uid, ...]); returns the emulated time of the last step."""
+        for s in steps:
+            if s[1] == "tag":
+                _check_uids(s[3])
         return int(self.request("steps", steps=[list(s) for s in steps])["applied"])
 
     def place(self, *channels: int) -> int:
@@ -274,6 +283,8 @@ class EmulatedScanner:
 
     def tags(self, on_readers: dict[int, list[str]]) -> int:
         """What lies in each reader's field from now on (a list of UIDs in hex; two for a collision)."""
+        for uids in on_readers.values():
+            _check_uids(uids)
         return int(self.request("tags", tags={str(k): v for k, v in on_readers.items()})["t"])
 
     def stall(self, on: bool) -> int:
