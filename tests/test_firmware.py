@@ -113,7 +113,7 @@ def test_a_chain_longer_than_the_config_is_refused_with_the_counts():
     w.shift_register(20, 21, 22, 136)
     dev, notes, _ = _build(cfg, w)
     assert dev is None
-    assert "longer" in notes[0] and "104" in notes[0]
+    assert "has 17 chips" in notes[0] and "104 says 13" in notes[0], notes
 
 
 def _rfid_cfg(sensing, count, decoder):
