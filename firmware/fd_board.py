@@ -14,9 +14,9 @@ import utime
 
 SIO_GPIO_IN = 0xD0000004  # RP2040 SIO GPIO_IN: every GPIO's input level in one read
 WATCHDOG_CTRL = 0x40058000  # RP2040 WATCHDOG CTRL register; bit 30 = ENABLE
+WATCHDOG_SCRATCH0 = 0x4005800C  # free for the application (the SDK and bootrom use SCRATCH4-7)
 OUT_US_PER_PASS = 1500  # time per loop pass spent handing bytes to USB, at least (more when the pass has slack)
-OUT_BEHIND = 256  # queued bytes beyond which output is "behind"
-OUT_US_BEHIND = 4000  # time per pass for output while it is behind
+OUT_US_BEHIND = 4000  # time per pass for output while more than a short line waits
 
 
 def load_config(path="config.json"):
@@ -81,14 +81,8 @@ class Output:
             self.ring[:n - first] = data[first:]
         self.count += n
 
-    def backlog(self):
-        """True when output is behind: the scanner then holds back RFID reads (the source of bursts) until USB
-        catches up, so lines are not dropped and heartbeats do not wait long behind change events."""
-        return self.count > OUT_BEHIND
-
-    def delay_ms(self):
-        """About how long the queued bytes take to go out (heartbeats are sent that much earlier)."""
-        return self.count * 80 // 1000
+    def queued(self):
+        return self.count
 
     def _writable(self):
         for _ in self.poll.ipoll(0):
@@ -168,6 +162,20 @@ def build(cfg, write, now, boot_id, reset_cause="power"):
     return dev, notes
 
 
+def _boot_id():
+    """A new id at every start: random, mixed with a restart count kept in a watchdog scratch register (it survives
+    a watchdog reset), so a restarted scanner never repeats the id the host knows."""
+    import random
+
+    bid = random.getrandbits(16)
+    mem32 = getattr(machine, "mem32", None)
+    if mem32 is not None:
+        n = (mem32[WATCHDOG_SCRATCH0] + 1) & 0xFFFF
+        mem32[WATCHDOG_SCRATCH0] = n
+        bid ^= (n * 0x9E37) & 0xFFFF
+    return bid
+
+
 def _reset_cause():
     try:
         c = machine.reset_cause()
@@ -207,9 +215,7 @@ def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None):
     """Scan and talk until ``stop()`` is true (on the Pico: forever). ``stream_in`` must be pollable. Output goes
     to ``write(line)`` if given (tests), else through the non-blocking queue to ``out_stream`` (USB)."""
     if boot_id is None:
-        import random
-
-        boot_id = random.getrandbits(16)
+        boot_id = _boot_id()
     poller = select.poll()
     poller.register(stream_in, select.POLLIN)
     ipoll = getattr(poller, "ipoll", None)
@@ -224,8 +230,7 @@ def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None):
     now = utime.ticks_ms()
     dev, notes = build(cfg, out.push, now, boot_id, _reset_cause())
     if dev is not None and out.stream is not None:
-        dev.backlog = out.backlog
-        dev.out_delay = out.delay_ms
+        dev.queued = out.queued
     if dev is None:
         _refuse(notes, out, poller, stop, wdt)
         return
@@ -251,7 +256,7 @@ def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None):
         if pumping:
             # the pass's slack goes to USB output (at least OUT_US_PER_PASS): ~70 us a byte, never blocking
             slack = utime.ticks_diff(due, utime.ticks_ms()) * 1000 - 500
-            floor = OUT_US_BEHIND if out.count > OUT_BEHIND else OUT_US_PER_PASS
+            floor = OUT_US_BEHIND if out.count > 64 else OUT_US_PER_PASS
             out.pump(slack if slack > floor else floor)
         left = utime.ticks_diff(due, utime.ticks_ms())
         if left < -period:

@@ -16,6 +16,10 @@ CONFIG_FORMAT = 2
 SCANNERS = ("matrix", "shift_register")
 SENSING = ("reed", "rfid", "hybrid", "checkin")
 MAX_COMMAND = 120
+OUT_BEHIND = 256  # queued output bytes beyond which tag reads wait
+OUT_US_PER_BYTE = 80  # what a queued byte costs to hand to USB on the Pico (one poll and one write)
+HB_CLEAR_MS = 60  # tag reads wait this long before each heartbeat
+HB_MARGIN_MS = 25  # heartbeats aim this much under heartbeat_ms, which is the longest gap the host may see
 
 
 def _int(cfg, key, default, low, high, problems, where=""):
@@ -207,8 +211,7 @@ class Device:
         self.taps = 0
         self.scans = 0
         self.scans_at_hb = 0
-        self.backlog = None  # callable: True while the output queue is too full for more tag reads
-        self.out_delay = None  # callable: ms the queued output takes to go out
+        self.queued = None  # callable: bytes of output waiting for USB (None: output is never queued)
         self.report_mem_ms = cfg.get("report_mem_ms", 0)
         self.mem_due = now
         self.free_after = mem() if mem and self.report_mem_ms else 0
@@ -360,8 +363,20 @@ class Device:
                     self.waiting[ch] = now + self.tag_wait_ms
                 else:
                     changes = (changes or []) + [(ch, True, None)]
-        if self.backlog is not None and self.backlog():
-            pass  # output is behind: no tag reads this pass (reeds are still scanned and debounced)
+        # when the next heartbeat is due: heartbeat_ms is the longest gap the host may see, so aim a margin under
+        # it, a pass earlier (the next pass would be late; passes are longer while tags are read), and earlier by
+        # the time the queued output needs to go out
+        gap = self.diff(now, self.last_tick)
+        self.last_tick = now
+        queued = self.queued() if self.queued is not None else 0
+        due = (self.heartbeat_ms - HB_MARGIN_MS - (gap if gap > self.period else self.period)
+               - queued * OUT_US_PER_BYTE // 1000)
+        real = self.clock() if self.clock is not None else now  # heartbeats keep wall time, not pass stamps
+        since_hb = self.diff(real, self.last_hb)
+        if queued > OUT_BEHIND or since_hb >= due - HB_CLEAR_MS:
+            # output is behind, or a heartbeat is near: no tag reads this pass (reeds are still scanned and
+            # debounced), so USB catches up and the heartbeat goes out on time, not behind a burst of tag events
+            pass
         elif self.sensing == "hybrid" and (self.waiting or self.retry):
             changes = self._hybrid_tags(now, changes)
         elif self.sensing == "rfid":
@@ -371,15 +386,8 @@ class Device:
             self._pad()
         if changes:
             self._emit(changes)
-        # the next pass would be late: send on this one if it is within a pass of due (passes are longer while tags
-        # are read)
-        gap = self.diff(now, self.last_tick)
-        self.last_tick = now
-        due = self.heartbeat_ms - (gap if gap > self.period else self.period)
-        if self.out_delay is not None:
-            due -= self.out_delay()  # it waits behind queued lines: send it that much earlier
-        if self.diff(now, self.last_hb) >= due:
-            self.last_hb = now
+        if since_hb >= due:
+            self.last_hb = real
             self.heartbeat(now)
 
     def _hybrid_tags(self, now, changes):

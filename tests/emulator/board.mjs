@@ -423,6 +423,7 @@ function loadFlash() {
 
 let recomputeReeds = () => {};
 let outWaiting = null; // the chip's pending OUT request, answered when the host has bytes
+let scratch = new Uint32Array(8); // WATCHDOG SCRATCH0-7 across a watchdog reset
 const held = []; // IN transfers the host has not taken while stalled: [endpoint]
 const heldData = [];
 
@@ -439,12 +440,22 @@ function powerOn(reason) {
   mcu.logger = new ConsoleLogger(LogLevel.Error);
   loadFlash();
   const wd = mcu.peripherals[0x40058];
-  if (reason === 'wdt') wd.reason = 1; // WATCHDOG REASON survives its own reset: machine.reset_cause() == WDT_RESET
+  if (reason === 'wdt') {
+    // what a watchdog reset keeps: REASON (machine.reset_cause() == WDT_RESET) and the scratch registers
+    wd.reason = 1;
+    wd.scratchData.set(scratch);
+  }
+  let resetting = false;
   wd.onWatchdogTrigger = () => {
+    if (resetting) return;
+    resetting = true;
+    wd.alarm.enable = false;
+    wd.timer.enable = false;
+    scratch = Uint32Array.from(wd.scratchData);
     stats.resets++;
     out({ ev: 'reset', t: now(), reason: 'wdt' });
-    setImmediate(() => powerOn('wdt'));
     sim.stop();
+    setImmediate(() => powerOn('wdt'));
   };
   if (cfg.sensing !== 'rfid') {
     recomputeReeds = cfg.scanner === 'matrix' ? wireMatrix(cfg.matrix) : wireShiftRegister(cfg.shift_register);

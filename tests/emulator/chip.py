@@ -202,6 +202,8 @@ class EmulatedScanner:
                     self._cv.notify_all()
             else:
                 with self._cv:
+                    if kind == "reset":
+                        self._partial = b""  # the USB link went down with the chip: a half-sent line is gone
                     self.events.append(ev)
                     self._cv.notify_all()
         with self._cv:
