@@ -85,7 +85,10 @@ class Output:
         return self.count
 
     def _writable(self):
-        for _ in self.poll.ipoll(0):
+        ipoll = getattr(self.poll, "ipoll", None)  # MicroPython: allocation-free; CPython (tests) has only poll
+        if ipoll is None:
+            return bool(self.poll.poll(0))
+        for _ in ipoll(0):
             return True
         return False
 

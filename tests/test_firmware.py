@@ -195,6 +195,36 @@ def test_hybrid_reads_a_tag_only_where_occupancy_changed():
     assert [sp.parse(sp.unframe(x))[1]["c"] for x in out] == ["1-"]
 
 
+def test_output_queue_never_blocks_and_drops_whole_lines_when_the_host_does_not_read():
+    import os
+    import select
+    import tty
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    os.set_blocking(slave, False)
+    stream = open(slave, "wb", buffering=0, closefd=False)  # noqa: SIM115 - closed with the fds below
+    try:
+        out = fd_board.Output(512, stream=stream)
+        line = fd_proto.frame("HB b=1234 seq=7 sum=ABCD scans=200")
+        for _ in range(20000):  # far more than the pty holds: nobody reads the other end
+            out.push(line)
+            out.pump(budget_us=200)
+        assert out.dropped > 0 and out.count <= 512
+        assert not select.select([], [slave], [], 0)[1] or out.count == 0  # stopped because the port was full
+        got = b""
+        while True:
+            r, _, _ = select.select([master], [], [], 0.05)
+            if not r:
+                break
+            got += os.read(master, 65536)
+        lines = got.decode().split("\n")[:-1]
+        assert lines and all(x + "\n" == line for x in lines)  # whole lines only, never a torn one
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
 def test_bad_config_is_reported_not_run():
     problems = fd_device.check_config({"format": 2, "channels": 5, "scanner": "matrix", "sensing": "hybrid",
                                        "matrix": {"rows": []}})
