@@ -19,7 +19,7 @@ MAX_COMMAND = 120
 OUT_BEHIND = 256  # queued output bytes beyond which tag reads wait
 OUT_US_PER_BYTE = 80  # what a queued byte costs to hand to USB on the Pico (one poll and one write)
 HB_CLEAR_MS = 60  # tag reads wait this long before each heartbeat
-HB_MARGIN_MS = 25  # heartbeats aim this much under heartbeat_ms, which is the longest gap the host may see
+HB_MARGIN_MS = 25  # heartbeats aim this much (at most 1/40) under heartbeat_ms, the longest gap the host may see
 
 
 def _int(cfg, key, default, low, high, problems, where=""):
@@ -170,6 +170,7 @@ class Device:
         self.settle_ms = cfg.get("settle_ms", 30)
         self.heartbeat_ms = cfg.get("heartbeat_ms", 1000)
         self.period = cfg.get("scan_period_ms", 5)
+        self.hb_margin = min(HB_MARGIN_MS, self.heartbeat_ms // 40)
         self.last_tick = now
         self.tag_wait_ms = cfg.get("tag_wait_ms", 300)
         self.tag_retry_ms = cfg.get("tag_retry_ms", 250)
@@ -369,7 +370,7 @@ class Device:
         gap = self.diff(now, self.last_tick)
         self.last_tick = now
         queued = self.queued() if self.queued is not None else 0
-        due = (self.heartbeat_ms - HB_MARGIN_MS - (gap if gap > self.period else self.period)
+        due = (self.heartbeat_ms - self.hb_margin - (gap if gap > self.period else self.period)
                - queued * OUT_US_PER_BYTE // 1000)
         real = self.clock() if self.clock is not None else now  # heartbeats keep wall time, not pass stamps
         since_hb = self.diff(real, self.last_hb)
