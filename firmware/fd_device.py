@@ -19,7 +19,7 @@ MAX_COMMAND = 120
 OUT_BEHIND = 256  # queued output bytes beyond which tag reads wait
 OUT_US_PER_BYTE = 80  # what a queued byte costs to hand to USB on the Pico (one poll and one write)
 HB_CLEAR_MS = 60  # tag reads wait this long before each heartbeat
-HB_MARGIN_MS = 25  # heartbeats aim this much (at most 1/40) under heartbeat_ms, the longest gap the host may see
+HB_MARGIN_MS = 40  # heartbeats aim this much (at most 1/25) under heartbeat_ms, the longest gap the host may see
 
 
 def _int(cfg, key, default, low, high, problems, where=""):
@@ -170,7 +170,7 @@ class Device:
         self.settle_ms = cfg.get("settle_ms", 30)
         self.heartbeat_ms = cfg.get("heartbeat_ms", 1000)
         self.period = cfg.get("scan_period_ms", 5)
-        self.hb_margin = min(HB_MARGIN_MS, self.heartbeat_ms // 40)
+        self.hb_margin = min(HB_MARGIN_MS, self.heartbeat_ms // 25)
         self.last_tick = now
         self.tag_wait_ms = cfg.get("tag_wait_ms", 300)
         self.tag_retry_ms = cfg.get("tag_retry_ms", 250)
