@@ -37,7 +37,8 @@ def pct(xs: list[float], p: float) -> float:
 
 def latency(n: int, settle_ms: int, scan_ms: int) -> list[float]:
     rows, cols = list(range(10)), list(range(10, 20))
-    cfg = {"board": "bench", "sensing": "reed", "scanner": "matrix", "settle_ms": settle_ms, "scan_period_ms": scan_ms,
+    cfg = {"format": 2, "channels": 100, "board": "bench", "sensing": "reed", "scanner": "matrix", "settle_ms": settle_ms,
+           "scan_period_ms": scan_ms,
            "heartbeat_ms": 1000, "matrix": {"rows": rows, "cols": cols}}
     world = World()
     world.matrix(rows, cols)

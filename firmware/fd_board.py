@@ -1,4 +1,5 @@
-"""Hardware glue for the Pico: builds pins, scanner and RFID readers from config.json and runs the scan loop on USB serial."""
+"""Hardware glue for the Pico: builds pins, scanner and RFID readers from config.json and runs the scan loop on
+USB serial, with a watchdog and an output queue that never blocks the scan loop."""
 
 # ruff: noqa: UP031  (%-formatting is deliberate: MicroPython supports it fully, cheaply)
 
@@ -11,12 +12,24 @@ import fd_scan
 import machine
 import utime
 
+SIO_GPIO_IN = 0xD0000004  # RP2040 SIO GPIO_IN: every GPIO's input level in one read
+WATCHDOG_CTRL = 0x40058000  # RP2040 WATCHDOG CTRL register; bit 30 = ENABLE
+WATCHDOG_SCRATCH0 = 0x4005800C  # free for the application (the SDK and bootrom use SCRATCH4-7)
+OUT_US_PER_PASS = 1500  # time per loop pass spent handing bytes to USB, at least (more when the pass has slack)
+OUT_US_BEHIND = 4000  # time per pass for output while more than a short line waits
+
 
 def load_config(path="config.json"):
+    """The config dict, or a string saying why there is none."""
     import json
 
-    with open(path) as f:
-        return json.load(f)
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError:
+        return "no %s on the device: copy one with 'facedown firmware flash PROFILE'" % path
+    except ValueError as e:
+        return "%s is not valid JSON: %s" % (path, e)
 
 
 def _in(n, pull_up):
@@ -27,91 +40,243 @@ def _out(n, v):
     return machine.Pin(n, machine.Pin.OUT, value=v)
 
 
-class Readers:
-    """The RFID readers as the device core sees them: read(channel) -> uid or None."""
+class Output:
+    """The scanner's output lines, queued in a fixed ring and handed out a byte at a time only when the USB port
+    says it can take one, so a host that keeps the port open but does not read never stalls the scan loop
+    (MicroPython's own write would wait up to 500 ms). When the ring is full, a new line is dropped whole and
+    counted: the host notices the gap (seq, heartbeat sum) and resyncs.
 
-    def __init__(self, chip, channels):
-        self.chip = chip
-        self.reader_of = {}
-        for k in range(len(channels)):
-            self.reader_of[channels[k]] = k
+    With ``write`` (a callable taking a line), lines go straight out instead (tests under CPython).
+    """
 
-    def read(self, ch):
-        k = self.reader_of.get(ch)
-        if k is None:
-            return None
-        return self.chip.read_uid(k)
+    def __init__(self, size, stream=None, write=None):
+        self.size = size
+        self.ring = bytearray(size)
+        self.head = 0
+        self.count = 0
+        self.dropped = 0
+        self.stream = stream
+        self.write = write
+        self.one = bytearray(1)
+        self.poll = None
+        if stream is not None:
+            self.poll = select.poll()
+            self.poll.register(stream, select.POLLOUT)
+
+    def push(self, text):
+        if self.write is not None:
+            self.write(text)
+            return
+        data = text.encode()
+        n = len(data)
+        if n > self.size - self.count:
+            self.dropped += 1
+            return
+        at = (self.head + self.count) % self.size
+        first = self.size - at
+        if n <= first:
+            self.ring[at:at + n] = data
+        else:
+            self.ring[at:] = data[:first]
+            self.ring[:n - first] = data[first:]
+        self.count += n
+
+    def queued(self):
+        return self.count
+
+    def _writable(self):
+        ipoll = getattr(self.poll, "ipoll", None)  # MicroPython: allocation-free; CPython (tests) has only poll
+        if ipoll is None:
+            return bool(self.poll.poll(0))
+        for _ in ipoll(0):
+            return True
+        return False
+
+    def pump(self, budget_us=OUT_US_PER_PASS):
+        """Hand queued bytes to USB for about ``budget_us`` (~70 us a byte), never waiting; returns how many are
+        still queued."""
+        start = utime.ticks_us()
+        while self.count and utime.ticks_diff(utime.ticks_us(), start) < budget_us and self._writable():
+            self.one[0] = self.ring[self.head]
+            self.stream.write(self.one)
+            self.head += 1
+            if self.head == self.size:
+                self.head = 0
+            self.count -= 1
+        return self.count
 
 
-def build(cfg, write, now, boot_id):
-    """The Device for this configuration, and the readers that did not answer at start."""
+def build(cfg, write, now, boot_id, reset_cause="power"):
+    """The Device for this configuration (readers initialised, missing ones noted), and notes to send at start."""
+    import gc
+
     sensing = cfg.get("sensing", "reed")
     active_low = cfg.get("active_low", True)
     sensor = None
+    notes = []
     if sensing != "rfid":
         if cfg["scanner"] == "matrix":
             m = cfg["matrix"]
             rows = [_out(p, 1 if active_low else 0) for p in m["rows"]]
             cols = [_in(p, active_low) for p in m["cols"]]
-            sensor = fd_scan.MatrixScanner(rows, cols, active_low, utime.sleep_us, m.get("settle_us", 10))
+            mem32 = getattr(machine, "mem32", None)
+            word = None
+            if mem32 is not None:
+                def word():
+                    return mem32[SIO_GPIO_IN]
+            sensor = fd_scan.MatrixScanner(rows, cols, active_low, utime.sleep_us, m.get("settle_us", 10),
+                                           word, m["cols"])
         else:
             s = cfg["shift_register"]
             sensor = fd_scan.ShiftRegisterScanner(_out(s["load"], 1), _out(s["clock"], 0), _in(s["data"], False),
                                                   s["count"], active_low)
-    readers = None
+            chips, certain = sensor.chips_found()
+            if chips is None and certain:
+                return None, ["the 74HC165 chain is longer than shift_register.count %d (%d chips) says by more "
+                              "than 8 chips, or DS of its last chip is not tied to ground" % (s["count"], sensor.chips)]
+            if chips is not None and chips > sensor.chips and certain:
+                return None, ["the 74HC165 chain has %d chips but shift_register.count %d says %d"
+                              % (chips, s["count"], sensor.chips)]
+            if chips is not None and not certain:
+                notes.append(("config", "the 74HC165 chain may have only %d chips, shift_register.count says %d "
+                              "(or every input of the last chips is closed)" % (chips, sensor.chips)))
+    chip = None
     missing = []
-    if sensing in ("rfid", "hybrid"):
+    if sensing in ("rfid", "hybrid", "checkin"):
         r = cfg["rfid"]
-        spi = machine.SPI(r.get("spi", 0), baudrate=r.get("baudrate", 1000000), polarity=0, phase=0,
+        spi = machine.SPI(r.get("spi", 0), baudrate=r.get("baudrate", 4000000), polarity=0, phase=0,
                           sck=machine.Pin(r["sck"]), mosi=machine.Pin(r["mosi"]), miso=machine.Pin(r["miso"]))
-        if "cs" in r:
-            cs = fd_scan.DirectChipSelect([_out(p, 1) for p in r["cs"]])
+        sel = r["select"]
+        if sel["kind"] == "decoder":
+            select_ = fd_scan.DecoderSelect([_out(p, 0) for p in sel["address"]], _out(sel["enable"], 1),
+                                            r["readers"])
         else:
-            c = r["cs595"]
-            cs = fd_scan.ChipSelect595(_out(c["data"], 1), _out(c["clock"], 0), _out(c["latch"], 0), c["count"])
-        chip = fd_mfrc522.MFRC522(spi, cs)
-        channels = r.get("channels") or list(range(cs.count))
-        for k in range(cs.count):
+            select_ = fd_scan.DirectSelect([_out(p, 1) for p in sel["pins"]])
+        chip = fd_mfrc522.MFRC522(spi, select_, r.get("timeout_us", 1000), r.get("field_us", 1000),
+                                  utime.sleep_us, utime.ticks_us, utime.ticks_diff)
+        for k in range(r["readers"]):
             if chip.init(k) in (0, 0xFF):
                 missing.append(k)
-        readers = Readers(chip, channels)
-    dev = fd_device.Device(cfg, sensor, write, rfid=readers, boot_id=boot_id, diff=utime.ticks_diff, now=now)
-    return dev, missing
+    gc.collect()
+    mem = getattr(gc, "mem_free", None)  # MicroPython only: heartbeats then report what the loop allocated
+    dev = fd_device.Device(cfg, sensor, write, rfid=chip, boot_id=boot_id, diff=utime.ticks_diff, now=now,
+                           clock=utime.ticks_ms, mem=mem, collect=gc.collect if mem else None, reset_cause=reset_cause,
+                           missing=missing)
+    return dev, notes
 
 
-def run(cfg, stream_in, write, stop=None, boot_id=None):
-    """Scan and talk until ``stop()`` is true (on the Pico: forever). ``stream_in`` must be pollable."""
+def _boot_id():
+    """A new id at every start: random, mixed with a restart count kept in a watchdog scratch register (it survives
+    a watchdog reset), so a restarted scanner never repeats the id the host knows."""
+    import random
+
+    bid = random.getrandbits(16)
+    mem32 = getattr(machine, "mem32", None)
+    if mem32 is not None:
+        n = (mem32[WATCHDOG_SCRATCH0] + 1) & 0xFFFF
+        mem32[WATCHDOG_SCRATCH0] = n
+        bid ^= (n * 0x9E37) & 0xFFFF
+    return bid
+
+
+def _reset_cause():
+    try:
+        c = machine.reset_cause()
+    except Exception:
+        return "power"
+    if c == getattr(machine, "WDT_RESET", -1):
+        return "wdt"
+    if c == getattr(machine, "SOFT_RESET", -2):
+        return "soft"
+    return "power"
+
+
+def _refuse(problems, out, poller, stop, wdt):
+    """Nothing to scan: say why every two seconds, so whoever opens the port learns it."""
+    while stop is None or not stop():
+        for p in problems:
+            out.push(fd_proto.frame("ERR b=0000 code=config msg=" + p.replace(" ", "_")))
+        end = utime.ticks_add(utime.ticks_ms(), 2000)
+        while utime.ticks_diff(end, utime.ticks_ms()) > 0 and (stop is None or not stop()):
+            if wdt is not None:
+                wdt.feed()
+            if out.stream is not None:
+                out.pump()
+            poller.poll(20)
+
+
+def _ready(poller, ipoll):
+    """Is there input? (``ipoll`` on MicroPython allocates nothing; CPython's poll has only ``poll``.)"""
+    if ipoll is None:
+        return bool(poller.poll(0))
+    for _ in ipoll(0):
+        return True
+    return False
+
+
+def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None):
+    """Scan and talk until ``stop()`` is true (on the Pico: forever). ``stream_in`` must be pollable. Output goes
+    to ``write(line)`` if given (tests), else through the non-blocking queue to ``out_stream`` (USB)."""
     if boot_id is None:
-        import random
-
-        boot_id = random.getrandbits(16)
+        boot_id = _boot_id()
     poller = select.poll()
     poller.register(stream_in, select.POLLIN)
-    problems = fd_device.check_config(cfg)
+    ipoll = getattr(poller, "ipoll", None)
+    size = cfg.get("out_buffer", 2048) if isinstance(cfg, dict) else 2048
+    out = Output(size if isinstance(size, int) and 256 <= size <= 16384 else 2048, out_stream, write)
+    problems = [cfg] if isinstance(cfg, str) else fd_device.check_config(cfg)
+    ms = cfg.get("watchdog_ms", 2000) if isinstance(cfg, dict) else 2000
+    wdt = machine.WDT(timeout=ms if isinstance(ms, int) and 200 <= ms <= 8000 else 2000) if ms else None
     if problems:
-        # Nothing to scan: say why every two seconds, so whoever opens the port learns it.
-        while stop is None or not stop():
-            for p in problems:
-                write(fd_proto.frame("ERR b=0000 code=config msg=" + p.replace(" ", "_")))
-            poller.poll(2000)
+        _refuse(problems, out, poller, stop, wdt)
         return
     now = utime.ticks_ms()
-    dev, missing = build(cfg, write, now, boot_id)
+    dev, notes = build(cfg, out.push, now, boot_id, _reset_cause())
+    if dev is not None and out.stream is not None:
+        dev.queued = out.queued
+    if dev is None:
+        _refuse(notes, out, poller, stop, wdt)
+        return
     dev.start(now)
-    for k in missing:
-        dev.error("rfid", "reader %d does not answer" % k)
+    for code, msg in notes:
+        dev.error(code, msg)
     period = cfg.get("scan_period_ms", 5)
+    pumping = out.stream is not None
+    due = utime.ticks_ms()
     while stop is None or not stop():
-        start = utime.ticks_ms()
-        while poller.poll(0):
+        # Passes run on a fixed schedule; each is stamped with its scheduled start, so debouncing counts whole scan
+        # periods and a pass that wakes a fraction of a millisecond late does not cost a period of latency.
+        start = due
+        due = utime.ticks_add(due, period)
+        if wdt is not None:
+            wdt.feed()
+        while _ready(poller, ipoll):
             b = stream_in.read(1)
             if not b:
                 break
             dev.feed(b)
-        dev.tick(utime.ticks_ms())
-        left = period - utime.ticks_diff(utime.ticks_ms(), start)
-        if left > 0:
-            poller.poll(left)
+        dev.tick(start)
+        if pumping:
+            # the pass's slack goes to USB output (at least OUT_US_PER_PASS): ~70 us a byte, never blocking
+            slack = utime.ticks_diff(due, utime.ticks_ms()) * 1000 - 500
+            floor = OUT_US_BEHIND if out.count > 64 else OUT_US_PER_PASS
+            out.pump(slack if slack > floor else floor)
+        left = utime.ticks_diff(due, utime.ticks_ms())
+        if left < -period:
+            due = utime.ticks_ms()  # fell behind (a long tag read): start the schedule again from now
+        elif left > 0:
+            if ipoll is not None:
+                for _ in ipoll(left):
+                    break
+            else:
+                poller.poll(left)
+
+
+def _watchdog_off():
+    """Stop the watchdog (MicroPython's WDT cannot be stopped): mpremote has interrupted us to update files."""
+    mem32 = getattr(machine, "mem32", None)
+    if mem32 is not None:
+        mem32[WATCHDOG_CTRL] = mem32[WATCHDOG_CTRL] & ~(1 << 30)
 
 
 def main():
@@ -119,10 +284,12 @@ def main():
     import sys
 
     try:
-        run(load_config(), sys.stdin.buffer, sys.stdout.write)
+        run(load_config(), sys.stdin.buffer, out_stream=sys.stdout.buffer)
     except KeyboardInterrupt:
+        _watchdog_off()
         raise  # mpremote interrupting to update the files
     except Exception as e:
+        _watchdog_off()
         sys.stdout.write(fd_proto.frame("ERR b=0000 code=crash msg=" + repr(e).replace(" ", "_")[:80]))
         utime.sleep_ms(2000)
         machine.reset()

@@ -1,7 +1,8 @@
 """Per-channel debouncing on the scanner: a channel's value changes only after reading the same for settle_ms.
 
-Hardware-free and MicroPython-compatible. Values may be booleans (reed switches) or tag uids (RFID), anything
-comparable with ==. Times are tick counts; ``diff`` is the wrap-safe subtraction (time.ticks_diff on the device).
+Hardware-free and MicroPython-compatible, and allocation-free in the steady loop: raw and settled values are
+bytearrays (1 = closed), change lists are written into a preallocated list. Times are tick counts; ``diff`` is the
+wrap-safe subtraction (time.ticks_diff on the device).
 """
 
 
@@ -10,64 +11,70 @@ def _plain_diff(a, b):
 
 
 class Debouncer:
-    def __init__(self, n, settle_ms, now=0, initial=None, diff=None):
+    def __init__(self, n, settle_ms, now=0, diff=None):
         self.n = n
         self.settle_ms = settle_ms
         self.diff = diff or _plain_diff
-        self.settled = [initial] * n
-        self.raw = [initial] * n
+        self.settled = bytearray(n)
+        self.raw = bytearray(n)
         self.since = [now] * n
+        self.changed = [0] * n  # channels whose settled value changed in the last update: changed[:count]
+        self.unsettled = 0  # channels whose raw value differs from the settled one
 
     def update(self, now, raw):
-        """Record a full scan taken at ``now``; return the channels whose settled value changed, ascending."""
-        changed = []
+        """Record a full scan (bytearray) taken at ``now``; return how many channels' settled value changed (their
+        numbers, ascending, are ``changed[:count]``)."""
+        last = self.raw
+        if not self.unsettled and raw == last:
+            return 0  # the steady board: one comparison in C, nothing to do
+        count = 0
+        unsettled = 0
         settled = self.settled
+        since = self.since
         for i in range(self.n):
             v = raw[i]
-            if v != self.raw[i]:
-                self.raw[i] = v
-                self.since[i] = now
-            if v != settled[i] and self.diff(now, self.since[i]) >= self.settle_ms:
-                settled[i] = v
-                changed.append(i)
-        return changed
+            if v != last[i]:
+                last[i] = v
+                since[i] = now
+            if v != settled[i]:
+                if self.diff(now, since[i]) >= self.settle_ms:
+                    settled[i] = v
+                    self.changed[count] = i
+                    count += 1
+                else:
+                    unsettled += 1
+        self.unsettled = unsettled
+        return count
 
     def pending(self):
-        for i in range(self.n):
-            if self.raw[i] != self.settled[i]:
-                return True
-        return False
+        return self.unsettled > 0
 
 
 def selfcheck():
     """Bounce is ignored, a held change settles after settle_ms; returns the number of checks passed."""
     n = 0
-    d = Debouncer(3, 20, now=0, initial=False)
-    assert d.update(0, [False, False, False]) == []
-    assert d.update(5, [True, False, False]) == []
-    assert d.update(10, [False, False, False]) == []
-    assert d.update(30, [False, False, False]) == []
+    d = Debouncer(3, 20, now=0)
+    assert d.update(0, bytearray([0, 0, 0])) == 0
+    assert d.update(5, bytearray([1, 0, 0])) == 0
+    assert d.update(10, bytearray([0, 0, 0])) == 0
+    assert d.update(30, bytearray([0, 0, 0])) == 0
     n += 1
-    assert d.update(40, [True, False, True]) == []
-    assert d.update(59, [True, False, True]) == []
-    assert d.update(60, [True, False, True]) == [0, 2]
-    assert d.settled == [True, False, True]
+    assert d.update(40, bytearray([1, 0, 1])) == 0
+    assert d.update(59, bytearray([1, 0, 1])) == 0
+    assert d.update(60, bytearray([1, 0, 1])) == 2 and d.changed[:2] == [0, 2]
+    assert d.settled == bytearray([1, 0, 1])
     n += 1
     assert not d.pending()
-    d.update(70, [True, True, True])
+    d.update(70, bytearray([1, 1, 1]))
     assert d.pending()
-    n += 1
-    t = Debouncer(1, 10, now=0, initial=None)
-    t.update(0, ["04AB"])
-    assert t.update(10, ["04AB"]) == [0] and t.settled[0] == "04AB"
     n += 1
 
     def wrap(a, b):
         return ((a - b + 512) & 1023) - 512
 
-    w = Debouncer(1, 20, now=1015, initial=False, diff=wrap)
-    w.update(1015, [True])
-    assert w.update(1020, [True]) == []
-    assert w.update(11, [True]) == [0]
+    w = Debouncer(1, 20, now=1015, diff=wrap)
+    w.update(1015, bytearray([1]))
+    assert w.update(1020, bytearray([1])) == 0
+    assert w.update(11, bytearray([1])) == 1
     n += 1
     return n

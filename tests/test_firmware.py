@@ -78,12 +78,15 @@ def test_any_single_bit_flip_is_detected():
 def _build(cfg, world):
     world_mod.install(world)
     out: list[str] = []
-    dev, missing = fd_board.build(cfg, out.append, 0, 0x1234)
-    return dev, missing, out
+    dev, notes = fd_board.build(cfg, out.append, 0, 0x1234)
+    if dev is not None:
+        dev.clock = None  # these tests give every tick its time by hand
+    return dev, notes, out
 
 
 def test_matrix_scan_reads_each_crossing():
-    cfg = {"scanner": "matrix", "sensing": "reed", "matrix": {"rows": [0, 1, 2], "cols": [3, 4, 5, 6]}}
+    cfg = {"format": 2, "channels": 12, "scanner": "matrix", "sensing": "reed",
+           "matrix": {"rows": [0, 1, 2], "cols": [3, 4, 5, 6]}}
     w = World()
     w.matrix([0, 1, 2], [3, 4, 5, 6])
     dev, _, _ = _build(cfg, w)
@@ -94,60 +97,83 @@ def test_matrix_scan_reads_each_crossing():
 
 
 def test_shift_register_chain_reads_each_input():
-    cfg = {"scanner": "shift_register", "sensing": "reed",
-           "shift_register": {"load": 20, "clock": 21, "data": 22, "count": 20}}
+    cfg = {"format": 2, "channels": 24, "scanner": "shift_register", "sensing": "reed",
+           "shift_register": {"load": 20, "clock": 21, "data": 22, "count": 24}}
     w = World()
-    w.shift_register(20, 21, 22, 20)
-    dev, _, _ = _build(cfg, w)
+    w.shift_register(20, 21, 22, 24)
+    dev, notes, _ = _build(cfg, w)
+    assert notes == []
     w.place(0, 7, 8, 19)
     assert [i for i, v in enumerate(dev.sensor.scan()) if v] == [0, 7, 8, 19]
 
 
-def _rfid_cfg(sensing, count, via595):
-    r = {"spi": 0, "sck": 18, "mosi": 19, "miso": 16}
-    if via595:
-        r["cs595"] = {"data": 26, "clock": 27, "latch": 28, "count": count}
+def test_a_chain_longer_than_the_config_is_refused_with_the_counts():
+    # the siguo board has 17 chips; a config left at 100 channels (13 chips) must not scan a part of it
+    cfg = {"format": 2, "channels": 104, "scanner": "shift_register", "sensing": "reed",
+           "shift_register": {"load": 20, "clock": 21, "data": 22, "count": 104}}
+    w = World()
+    w.shift_register(20, 21, 22, 136)
+    dev, notes, _ = _build(cfg, w)
+    assert dev is None
+    assert "has 17 chips" in notes[0] and "104 says 13" in notes[0], notes
+
+
+def _rfid_cfg(sensing, count, decoder):
+    r = {"spi": 0, "sck": 18, "mosi": 19, "miso": 16, "readers": count, "field_us": 0}
+    if decoder:
+        r["select"] = {"kind": "decoder", "address": [2, 3, 4, 5, 6, 7, 8], "enable": 9}
     else:
-        r["cs"] = list(range(30, 30 + count))
-    cfg = {"sensing": sensing, "settle_ms": 0, "tag_wait_ms": 0, "tag_retry_ms": 0, "rfid": r}
+        r["select"] = {"kind": "direct", "pins": list(range(30, 30 + count))}
+    cfg = {"format": 2, "channels": count, "sensing": sensing, "settle_ms": 0, "tag_wait_ms": 0,
+           "tag_retry_ms": 0, "rfid": r}
     if sensing == "hybrid":
         cfg["scanner"] = "shift_register"
         cfg["shift_register"] = {"load": 20, "clock": 21, "data": 22, "count": count}
     return cfg
 
 
-@pytest.mark.parametrize("via595", [False, True], ids=["direct-cs", "74hc595-cs"])
-def test_mfrc522_reads_4_and_7_byte_uids_and_reads_again(via595):
+@pytest.mark.parametrize("decoder", [False, True], ids=["direct-select", "decoder-select"])
+def test_mfrc522_reads_4_and_7_byte_uids_and_reads_again(decoder):
     chips = [MFRC522Chip() for _ in range(10)]
     w = World()
-    if via595:
-        w.rfid_595(26, 27, 28, chips)
+    if decoder:
+        w.rfid_decoder([2, 3, 4, 5, 6, 7, 8], 9, chips)
     else:
         w.rfid_direct(list(range(30, 40)), chips)
-    dev, missing, _ = _build(_rfid_cfg("rfid", 10, via595), w)
-    assert missing == []
+    dev, _, _ = _build(_rfid_cfg("rfid", 10, decoder), w)
+    assert dev.missing == set()
     chips[2].card = Card(bytes.fromhex("04A1B2C3"))
     chips[9].card = Card(bytes.fromhex("04112233445566"))
-    for _ in range(3):  # the tag is halted after each read and woken by the next: it answers every time
-        assert dev.rfid.read(2) == "04A1B2C3"
-        assert dev.rfid.read(9) == "04112233445566"
-        assert dev.rfid.read(5) is None
+    for _ in range(3):  # the antenna goes off after each read, the tag powers up again for the next
+        assert dev.rfid.read_uid(2) == "04A1B2C3"
+        assert dev.rfid.read_uid(9) == "04112233445566"
+        assert dev.rfid.read_uid(5) is None
+    assert all(c.regs.get(0x14, 0) & 0x03 == 0 for c in chips)  # every antenna off between reads
 
 
 def test_missing_reader_is_reported():
     chips = [MFRC522Chip(), MFRC522Chip(version=0)]
     w = World()
     w.rfid_direct([30, 31], chips)
-    _, missing, _ = _build(_rfid_cfg("rfid", 2, False), w)
-    assert missing == [1]
+    dev, _, out = _build(_rfid_cfg("rfid", 2, False), w)
+    assert dev.missing == {1}
+    dev.start(0)
+    assert any("reader_1_does_not_answer" in line for line in out)
+
+
+def test_old_chip_select_configs_are_refused_with_the_reason():
+    cfg = _rfid_cfg("rfid", 10, False)
+    cfg["rfid"]["cs595"] = {"data": 26, "clock": 27, "latch": 28, "count": 10}
+    assert any("cs595" in p for p in fd_device.check_config(cfg))
+    assert "format" in fd_device.check_config({"sensing": "reed", "scanner": "matrix"})[0]
 
 
 def test_hybrid_reads_a_tag_only_where_occupancy_changed():
-    chips = [MFRC522Chip() for _ in range(4)]
+    chips = [MFRC522Chip() for _ in range(8)]
     w = World()
-    w.shift_register(20, 21, 22, 4)
-    w.rfid_direct([30, 31, 32, 33], chips)
-    dev, _, out = _build(_rfid_cfg("hybrid", 4, False), w)
+    w.shift_register(20, 21, 22, 8)
+    w.rfid_direct(list(range(30, 38)), chips)
+    dev, _, out = _build(_rfid_cfg("hybrid", 8, False), w)
     chips[1].card = Card(bytes.fromhex("0A0B0C0D"))
     chips[3].card = Card(bytes.fromhex("01020304"), mute=1)  # misses its first wake-up
     dev.tick(1)
@@ -171,9 +197,46 @@ def test_hybrid_reads_a_tag_only_where_occupancy_changed():
     assert [sp.parse(sp.unframe(x))[1]["c"] for x in out] == ["1-"]
 
 
+def test_output_queue_never_blocks_and_drops_whole_lines_when_the_host_does_not_read():
+    import os
+    import select
+    import tty
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    os.set_blocking(slave, False)
+    stream = open(slave, "wb", buffering=0, closefd=False)  # noqa: SIM115 - closed with the fds below
+    try:
+        out = fd_board.Output(512, stream=stream)
+        line = fd_proto.frame("HB b=1234 seq=7 sum=ABCD scans=200")
+        for _ in range(20000):  # far more than the pty holds: nobody reads the other end
+            out.push(line)
+            out.pump(budget_us=200)
+        assert out.dropped > 0 and out.count <= 512
+        assert not select.select([], [slave], [], 0)[1] or out.count == 0  # stopped because the port was full
+        got = b""
+        while True:
+            r, _, _ = select.select([master], [], [], 0.05)
+            if not r:
+                break
+            got += os.read(master, 65536)
+        lines = got.decode().split("\n")[:-1]
+        assert lines and all(x + "\n" == line for x in lines)  # whole lines only, never a torn one
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
 def test_bad_config_is_reported_not_run():
-    problems = fd_device.check_config({"scanner": "matrix", "sensing": "hybrid", "matrix": {"rows": []}})
+    problems = fd_device.check_config({"format": 2, "channels": 5, "scanner": "matrix", "sensing": "hybrid",
+                                       "matrix": {"rows": []}})
     assert any("rows" in p for p in problems) and any("rfid" in p for p in problems)
+
+
+def test_a_count_that_disagrees_with_channels_is_refused():
+    cfg = json.loads((FIRMWARE / "config.json").read_text())
+    cfg["channels"] = 136  # the builder's profile is siguo, the config still describes a 10 x 10 matrix
+    assert fd_device.check_config(cfg) == ["channels is 136 but the matrix has 10 x 10 = 100 crossings"]
 
 
 def test_example_config_is_valid():

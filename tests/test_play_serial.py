@@ -30,7 +30,7 @@ def test_play_on_a_serial_scanner_referees_a_move(tmp_path: Path) -> None:
         "scanner": {"kind": "matrix", "port": None, "usb_vid": 0x2E8A, "usb_pid": 0x0005},
         "channels": {s: i for i, s in enumerate(stations)},
     }))
-    cfg = {"board": "test", "sensing": "reed", "scanner": "matrix", "settle_ms": 10, "scan_period_ms": 2,
+    cfg = {"format": 2, "channels": 60, "board": "test", "sensing": "reed", "scanner": "matrix", "settle_ms": 10, "scan_period_ms": 2,
            "heartbeat_ms": 150, "matrix": {"rows": list(range(12)), "cols": list(range(12, 17))}}
     world = World()
     world.matrix(cfg["matrix"]["rows"], cfg["matrix"]["cols"])

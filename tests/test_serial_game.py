@@ -22,7 +22,7 @@ def test_a_luzhanqi_game_over_the_scanner_link_gives_the_engines_rulings(tmp_pat
     state = new_game(GAME)
     stations = state.game.station_ids  # 60 stations: a 12 x 5 reed matrix
     channels = {s: (i // 5, i % 5) for i, s in enumerate(stations)}
-    cfg = {"board": "test", "sensing": "reed", "scanner": "matrix", "settle_ms": 10, "scan_period_ms": 2,
+    cfg = {"format": 2, "channels": 60, "board": "test", "sensing": "reed", "scanner": "matrix", "settle_ms": 10, "scan_period_ms": 2,
            "heartbeat_ms": 150, "matrix": {"rows": list(range(12)), "cols": list(range(12, 17))}}
     world = World()
     world.matrix(cfg["matrix"]["rows"], cfg["matrix"]["cols"])

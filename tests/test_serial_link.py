@@ -99,7 +99,7 @@ def test_find_port_by_usb_id():
 
 
 # -- the real firmware on a pty ------------------------------------------------------------------------------
-CFG = {"board": "test", "sensing": "reed", "scanner": "matrix", "settle_ms": 10, "scan_period_ms": 2,
+CFG = {"format": 2, "channels": 12, "board": "test", "sensing": "reed", "scanner": "matrix", "settle_ms": 10, "scan_period_ms": 2,
        "heartbeat_ms": 150, "matrix": {"rows": [0, 1, 2], "cols": [3, 4, 5, 6]}}
 
 
@@ -247,12 +247,13 @@ def test_scanner_reboot_mid_run(rig):
 def test_hybrid_tags_over_the_pty(tmp_path):
     from firmware_standin.harness import Card, MFRC522Chip
 
-    cfg = {"board": "h", "sensing": "hybrid", "scanner": "shift_register", "settle_ms": 5, "scan_period_ms": 2,
-           "heartbeat_ms": 150, "shift_register": {"load": 20, "clock": 21, "data": 22, "count": 12},
-           "rfid": {"spi": 0, "sck": 18, "mosi": 19, "miso": 16, "cs": list(range(30, 42))}}
+    cfg = {"format": 2, "channels": 16, "board": "h", "sensing": "hybrid", "scanner": "shift_register", "settle_ms": 5,
+           "scan_period_ms": 2, "heartbeat_ms": 150, "shift_register": {"load": 20, "clock": 21, "data": 22, "count": 16},
+           "rfid": {"spi": 0, "sck": 18, "mosi": 19, "miso": 16, "readers": 12, "field_us": 0,
+                    "select": {"kind": "direct", "pins": list(range(30, 42))}}}
     chips = [MFRC522Chip() for _ in range(12)]
     world = World()
-    world.shift_register(20, 21, 22, 12)
+    world.shift_register(20, 21, 22, 16)
     world.rfid_direct(list(range(30, 42)), chips)
     r = Rig.__new__(Rig)
     r.world = world

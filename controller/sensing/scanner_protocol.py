@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 PROTO_VERSION = 1
 #: Message kinds the scanner sends (protocol version 1).
-KINDS = ("HELLO", "SNAP", "CHG", "HB", "ERR", "CFG")
+KINDS = ("HELLO", "SNAP", "CHG", "HB", "ERR", "CFG", "TAP")
 MAX_LINE = 4096
 
 

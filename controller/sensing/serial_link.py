@@ -55,6 +55,7 @@ class LinkState:
         self.tags: dict[int, str] = {}
         self.last: tuple[frozenset[str], tuple[tuple[str, str], ...]] | None = None
         self.errors: list[str] = []  # ERR messages from the scanner, newest last (bounded)
+        self.on_tap: Callable[[str], None] | None = None  # called with the UID of each check-in pad tap
 
     # -- state changes --------------------------------------------------------------------------------------
     def lose(self, reason: str) -> list[str]:
@@ -141,6 +142,11 @@ class LinkState:
             msg = f"{f.get('code', '?')}: {f.get('msg', '').replace('_', ' ')}"
             log.warning("%s: scanner reports %s", self.where, msg)
             self.errors = (self.errors + [msg])[-20:]
+            return [], None
+        if kind == "TAP":
+            # a tag tapped on the check-in pad (firmware sensing "checkin"); counted per boot in k=
+            if self.on_tap is not None and f.get("b") == self.boot:
+                self.on_tap(f["uid"])
             return [], None
         if kind == "CFG":
             import json
@@ -258,6 +264,15 @@ class SerialScannerBoard:
     @property
     def known(self) -> bool:
         return self.link.known
+
+    @property
+    def on_tap(self) -> Callable[[str], None] | None:
+        """Called (from the reading thread, in line order) with the UID of each tag tapped on a check-in pad."""
+        return self.link.on_tap
+
+    @on_tap.setter
+    def on_tap(self, fn: Callable[[str], None] | None) -> None:
+        self.link.on_tap = fn
 
     @property
     def status(self) -> str:

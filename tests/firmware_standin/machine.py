@@ -43,6 +43,17 @@ class SPI:
         into[:] = got
 
 
+class WDT:
+    """The watchdog: the stand-in counts feeds (hangs and resets are tested on the emulated chip)."""
+
+    def __init__(self, id: int = 0, timeout: int = 5000) -> None:
+        self.timeout = timeout
+        self.feeds = 0
+
+    def feed(self) -> None:
+        self.feeds += 1
+
+
 class ResetRequested(Exception):
     """Raised by reset(): the firmware asked to reboot; the test harness restarts it."""
 

@@ -26,3 +26,7 @@ def sleep_ms(ms: int) -> None:
 
 def sleep_us(us: int) -> None:
     pass  # settling time of real wires; nothing to wait for here
+
+
+def ticks_us() -> int:
+    return int(time.monotonic() * 1_000_000) % _PERIOD

@@ -53,7 +53,7 @@ class World:
 
         def read() -> int:
             pos = state["pos"]
-            return state["reg"][pos] if pos < len(state["reg"]) else 1  # DS of the last chip pulled high
+            return state["reg"][pos] if pos < len(state["reg"]) else 0  # DS of the last chip tied to ground
 
         self.on_write[load] = on_load
         self.on_write[clock] = on_clock
@@ -63,6 +63,16 @@ class World:
         def target() -> MFRC522Chip | None:
             low = [k for k, p in enumerate(cs_pins) if self.levels.get(p, 1) == 0]
             return chips[low[0]] if len(low) == 1 else None
+
+        self.spi_target = target
+
+    def rfid_decoder(self, address: list[int], enable: int, chips: list[MFRC522Chip]) -> None:
+        """A 74HC138/74HC154 decoder tree: output k (bit i of k on address[i]) is low while ``enable`` is low."""
+        def target() -> MFRC522Chip | None:
+            if self.levels.get(enable, 1) != 0:
+                return None
+            k = sum(1 << i for i, p in enumerate(address) if self.levels.get(p, 0))
+            return chips[k] if k < len(chips) else None
 
         self.spi_target = target
 

@@ -1,0 +1,178 @@
+"""Scanner firmware figures on the emulated RP2040 (MicroPython v1.28.0 in rp2040js, tests/emulator/), per build:
+boot to HELLO, magnet -> CHG latency, scans per second, heartbeat interval, tag-read time, full RFID survey time.
+
+Every figure is EMULATED time (rp2040js counts the chip's cycles; it has not been calibrated against a real Pico,
+so treat absolute times as good estimates and comparisons as solid). Needs what the emulated tests need: Node,
+tests/node_modules (npm install --prefix tests), littlefs-python and ../shared/rp2040.
+Run: python benchmarks/firmware.py [N changes per build, default 40]. Takes a few minutes of wall time.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent / "tests"))
+sys.path.insert(0, str(_HERE.parent))
+
+from emulator.chip import FIRMWARE, EmulatedScanner, missing_tools  # noqa: E402
+
+MS = 1_000_000
+BUS = {"spi": 0, "sck": 18, "mosi": 19, "miso": 16, "baudrate": 4000000}
+DECODER7 = {"kind": "decoder", "address": [2, 3, 4, 5, 6, 7, 8], "enable": 9}
+
+
+def shipped() -> dict[str, Any]:
+    return json.loads((FIRMWARE / "config.json").read_text())
+
+
+BUILDS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "reed matrix 10x10 (shipped config)": (shipped(), {}),
+    "74HC165 x17, 136 inputs (siguo)": ({"format": 2, "channels": 136, "sensing": "reed", "scanner": "shift_register",
+                                         "settle_ms": 40, "scan_period_ms": 10, "heartbeat_ms": 1000,
+                                         "shift_register": {"load": 20, "clock": 21, "data": 22, "count": 136}},
+                                        {"chain_chips": 17}),
+    "RFID per station, 100 readers": ({"format": 2, "channels": 100, "sensing": "rfid", "heartbeat_ms": 1000,
+                                       "rfid": {**BUS, "readers": 100, "select": DECODER7}}, {}),
+    "RFID check-in pad + reed matrix": ({**shipped(), "sensing": "checkin", "checkin": {"poll_ms": 100},
+                                        "rfid": {**BUS, "readers": 1, "select": {"kind": "direct", "pins": [26]}}}, {}),
+    "hybrid: 74HC165 x8 + 60 readers": ({"format": 2, "channels": 64, "sensing": "hybrid", "scanner": "shift_register",
+                                         "settle_ms": 30, "scan_period_ms": 5, "heartbeat_ms": 1000,
+                                         "shift_register": {"load": 20, "clock": 21, "data": 22, "count": 64},
+                                         "rfid": {**BUS, "readers": 60,
+                                                  "select": {"kind": "decoder", "address": [2, 3, 4, 5, 6, 7], "enable": 8}}},
+                                        {"chain_chips": 8}),
+}
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def fmt(xs: list[float], unit: str = "ms") -> str:
+    if not xs:
+        return "-"
+    return f"p50 {pct(xs, 50):.1f} {unit}, p99 {pct(xs, 99):.1f} {unit} (n={len(xs)})"
+
+
+def kind(text: str) -> str:
+    return text.split(" ", 1)[0]
+
+
+def wait_chg(chip: EmulatedScanner, mark: int, want: Callable[[str], bool]) -> Any:
+    return chip.wait_line(lambda x: kind(x) == "CHG" and want(x), since=mark, timeout=300)
+
+
+def ntag(i: int) -> str:
+    return f"04{i:02X}A1B2C3D4{(i * 7) & 0xFF:02X}"
+
+
+def measure(name: str, cfg: dict[str, Any], kw: dict[str, Any], n: int, work: Path) -> None:
+    wall = time.monotonic()
+    chip = EmulatedScanner(cfg, work / name.split()[0].replace(":", ""), **kw).start()
+    try:
+        hello = chip.wait_line(lambda x: kind(x) == "HELLO", timeout=300)
+        print(f"\n{name}")
+        print(f"  boot to HELLO: {hello.t / MS:.0f} ms")
+        sensing = cfg["sensing"]
+        latency: list[float] = []
+        tag_reads: list[float] = []
+        if sensing in ("reed", "checkin", "hybrid"):
+            for i in range(n):
+                ch = (i * 37) % 60
+                mark = chip.mark()
+                if sensing == "hybrid":
+                    t = chip.steps([(0, "tag", ch, [ntag(ch)]), (0, "place", ch)])
+                    line = wait_chg(chip, mark, lambda x, ch=ch: f"{ch}+{ntag(ch)}" in x)
+                    tag_reads.append((line.t - t) / MS)
+                else:
+                    t = chip.place(ch)
+                    line = wait_chg(chip, mark, lambda x, ch=ch: f"c={ch}+" in x or f",{ch}+" in x)
+                latency.append((line.t0 - t) / MS)
+                mark = chip.mark()
+                if sensing == "hybrid":
+                    chip.steps([(0, "lift", ch), (0, "tag", ch, [])])
+                else:
+                    chip.lift(ch)
+                wait_chg(chip, mark, lambda x, ch=ch: f"{ch}-" in x)
+            label = "magnet -> CHG with the tag (last byte)" if sensing == "hybrid" else "magnet -> CHG (first byte)"
+            print(f"  {label}: {fmt(tag_reads if sensing == 'hybrid' else latency)}")
+        if sensing == "checkin":
+            taps = []
+            for i in range(max(5, n // 4)):
+                mark = chip.mark()
+                t = chip.steps([(0, "tag", 0, [ntag(i)])])
+                line = chip.wait_line(lambda x: kind(x) == "TAP", since=mark, timeout=300)
+                taps.append((line.t - t) / MS)
+                chip.steps([(0, "tag", 0, [])])
+                chip.wait_line(lambda x: kind(x) == "HB", since=chip.mark(), timeout=300)
+            print(f"  tag on the pad -> TAP line (poll 100 ms): {fmt(taps)}")
+        if sensing == "rfid":
+            mark = chip.mark()
+            chip.wait_line(lambda x: kind(x) == "HB", since=mark, timeout=300)
+            chip.wait_line(lambda x: kind(x) == "HB", since=chip.mark(), timeout=300)
+            empty = [int(x.text.split("survey=")[1].split("*")[0].split(" ")[0]) for x in chip.lines[mark:]
+                     if kind(x.text) == "HB" and "survey=" in x.text]
+            print(f"  full survey, empty board: {empty[-1]} ms")
+            for i in range(max(5, n // 4)):
+                k = (i * 13) % 100
+                mark = chip.mark()
+                t = chip.tags({k: [ntag(k)]})
+                line = wait_chg(chip, mark, lambda x, k=k: f"{k}+{ntag(k)}" in x)
+                tag_reads.append((line.t - t) / MS)
+                chip.tags({k: []})
+                wait_chg(chip, chip.mark(), lambda x, k=k: f"{k}-" in x)
+            print(f"  tag laid on a reader -> CHG with its UID (waits for the survey to come round): {fmt(tag_reads)}")
+            mark = chip.mark()
+            t = chip.tags({k: [ntag(k)] for k in range(100)})
+            seen: set[int] = set()
+            while len(seen) < 100:
+                line = wait_chg(chip, mark, lambda x: True)
+                mark = chip.lines.index(line) + 1
+                seen |= {int(c.split("+")[0]) for c in line.text.split("c=")[1].split("*")[0].split(",") if "+" in c}
+            print(f"  board full of 7-byte tags: all 100 reported after {(line.t - t) / MS:.0f} ms")
+            chip.wait_line(lambda x: kind(x) == "HB", since=chip.mark(), timeout=300)
+            chip.wait_line(lambda x: kind(x) == "HB", since=chip.mark(), timeout=300)
+            full = [int(x.text.split("survey=")[1].split("*")[0].split(" ")[0]) for x in chip.lines
+                    if kind(x.text) == "HB" and "survey=" in x.text]
+            print(f"  full survey, 100 tags: {full[-1]} ms; one antenna on at a time: max {chip.stats()['max_fields']}")
+        chip.stats(reset=True)
+        start = chip.now()
+        mark = chip.mark()
+        while chip.now() < start + 2100 * MS:
+            time.sleep(0.05)
+        times = chip.stats()["scan_times"]
+        gaps = [(b - a) / MS for a, b in zip(times, times[1:], strict=False)]
+        if gaps:
+            rate = 1000 / (sum(gaps) / len(gaps))
+            print(f"  scans per second: {rate:.1f} (configured period {cfg.get('scan_period_ms', 5)} ms); "
+                  f"gap between scans {fmt(gaps)}")
+        hb = [x.t0 for x in chip.lines[mark:] if kind(x.text) == "HB"]
+        hbg = [(b - a) / MS for a, b in zip(hb, hb[1:], strict=False)]
+        print(f"  heartbeat interval: {fmt(hbg)}")
+        print(f"  ({time.monotonic() - wall:.0f} s of wall time for this build)")
+    finally:
+        chip.close()
+
+
+def main() -> None:
+    why = missing_tools()
+    if why:
+        raise SystemExit(f"benchmarks/firmware.py: {why}")
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 40
+    print("Scanner firmware on the emulated RP2040: every time below is emulated time (rp2040js), not wall time.")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (cfg, kw) in BUILDS.items():
+            measure(name, cfg, kw, n, Path(tmp))
+
+
+if __name__ == "__main__":
+    main()
