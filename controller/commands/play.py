@@ -134,7 +134,21 @@ def make_board(kind: str, game_id: str, profile: Any, serial_port: str | None) -
     sc = profile.scanner
     if sc is None:
         raise SystemExit(f"facedown play: {profile.file} has no scanner section: use --board gpio, or a scanner profile for --board serial")
-    return SerialScannerBoard(profile.stations, profile.channels, port=serial_port or sc.port, vid=sc.usb_vid, pid=sc.usb_pid)
+    board = SerialScannerBoard(profile.stations, profile.channels, port=serial_port or sc.port, vid=sc.usb_vid, pid=sc.usb_pid)
+    if getattr(profile, "sensing", "reed") == "checkin":
+        from controller.referee.checkin import CheckInBoard
+
+        return CheckInBoard(board)  # pad taps bound to the station each tapped piece is put on
+    return board
+
+
+def board_refusal(kind: str, profile: Any) -> str | None:
+    """Why ``--board kind`` cannot read this profile, or None. A check-in pad is read by the Pico scanner, whose TAP
+    lines only the serial backend parses."""
+    if getattr(profile, "sensing", "reed") == "checkin" and kind != "serial":
+        return (f"facedown play: {profile.file} is a check-in pad profile (sensing: checkin): its pad is read by the "
+                f"Pico scanner, so it needs --board serial, not --board {kind}")
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -150,15 +164,26 @@ def run(args: argparse.Namespace) -> int:
     game_id = args.game or (profile.game if profile is not None else "stratego")
     options = parse_options(args.option)
     broker, control, players = club_options(args)
+    sensing = getattr(profile, "sensing", "reed")
+    refusal = board_refusal(args.board, profile) if profile is not None else None
+    if refusal:
+        print(refusal, file=sys.stderr)
+        return 2
     board = make_board(args.board, game_id, profile, args.serial_port)
-    use_tags = getattr(profile, "sensing", "reed") in ("rfid", "hybrid")
+    # rfid/hybrid boards check every piece's tag on every move; with a check-in pad the tags are only bound at setup
+    # (the reeds track occupancy from then on), so the session reads the setups off the tags but never checks them
+    use_tags = sensing in ("rfid", "hybrid")
     tag_pieces = None
-    if use_tags:
+    if use_tags or sensing == "checkin":
         from controller.sensing.tagmap import TagMap
 
-        tagmap = TagMap.load(game_id, Path(args.tag_map) if args.tag_map else None)
+        try:
+            tagmap = TagMap.load(game_id, Path(args.tag_map) if args.tag_map else None)
+        except ValueError as exc:
+            raise SystemExit(f"facedown play: {exc}") from None
         if not tagmap.entries:
-            raise SystemExit(f"facedown play: no RFID tags enrolled for {game_id} ({tagmap.path}): run `facedown tags enroll {game_id}` first")
+            how = f"facedown tags enroll {game_id}" + (f" --profile {args.profile}" if sensing == "checkin" and args.profile else "")
+            raise SystemExit(f"facedown play: no RFID tags enrolled for {game_id} ({tagmap.path}): run `{how}` first")
         tag_pieces = {uid: (e.side, e.piece) for uid, e in tagmap.entries.items()}
     table = open_table(game_id, board=board, board_kind=args.board, journal_path=args.journal, options=options,
                        resume=not args.new, profile=profile, use_tags=use_tags, tag_pieces=tag_pieces, seats=players)

@@ -9,7 +9,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tags", help="teach the referee which RFID tag is which piece")
     tsub = p.add_subparsers(dest="tags_command", metavar="ACTION")
     tsub.required = True
-    e = tsub.add_parser("enroll", help="place each piece in turn on any station; its tag is recorded")
+    e = tsub.add_parser("enroll", help="place each piece in turn on any station (or tap it on the check-in pad); its tag is recorded")
     e.add_argument("game")
     e.add_argument("--board", choices=["serial", "sim"], default="serial")
     e.add_argument("--profile", help="hardware profile file (default: the game's default profile)")
@@ -61,6 +61,7 @@ def run_enroll(args: argparse.Namespace) -> int:
     game = load_game(args.game)
     tm = TagMap.load(game.id, args.map)
     board = _board(args, game)
+    where = getattr(board, "where", "on any station")  # a check-in pad says where its reads are made
     q: queue.Queue = queue.Queue()
     t = threading.Thread(target=board.run, args=(q.put,), daemon=True)
     t.start()
@@ -75,7 +76,7 @@ def run_enroll(args: argparse.Namespace) -> int:
             yield q.get()
 
     try:
-        n = enroll(tm, game, snapshots(), print)
+        n = enroll(tm, game, snapshots(), print, where=where)
     except KeyboardInterrupt:
         n = -1
     finally:
@@ -95,5 +96,10 @@ def _board(args: argparse.Namespace, game):
 
     prof = load_profile(args.profile) if args.profile else default_profile(game.id)
     sc = prof.scanner
-    return SerialScannerBoard(prof.stations, prof.channels, port=args.port or (sc.port if sc else None),
-                              vid=sc.usb_vid if sc else None, pid=sc.usb_pid if sc else None)
+    board = SerialScannerBoard(prof.stations, prof.channels, port=args.port or (sc.port if sc else None),
+                               vid=sc.usb_vid if sc else None, pid=sc.usb_pid if sc else None)
+    if prof.sensing == "checkin":  # with a check-in pad, a tap on the pad is the read
+        from controller.referee.checkin import PadReads
+
+        return PadReads(board)
+    return board

@@ -2,6 +2,9 @@
 tag read on the pad is bound to the next station that becomes occupied, so the board's snapshots carry the tags of a
 whole setup and the session reads each side's deployment off them (Session's tag setup reading) with no phone entry.
 
+For enrolment (`facedown tags enroll` with a check-in profile) ``PadReads`` reports the pad's taps alone, so a
+tap on the pad is the read that teaches the tag map which tag is which piece.
+
 Nothing here is published: which piece went where stays between the pad, this module and the session's private
 setup check, so nobody at the table learns the order. Pure: taps and snapshots in, snapshots out, no I/O or clock.
 
@@ -103,4 +106,41 @@ class CheckInBoard:
         self.inner.stop()
 
     def __getattr__(self, name: str) -> Any:  # known, status, wait_known, link... of the wrapped backend
+        return getattr(self.inner, name)
+
+
+class PadReads:
+    """The check-in pad alone, for enrolment (`facedown tags enroll` with a check-in profile): each tap is reported as
+    a snapshot with the tag on a station named ``pad``, then one with the pad empty again, so the enrolment sees every
+    tap as a new read (the reed matrix is not needed to learn which tag is which piece, and is ignored)."""
+
+    STATION = "pad"
+    where = "on the check-in pad"  # the enrolment's prompt: "place red's Marshal #1 on the check-in pad"
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.stations = [self.STATION]
+        self._out: Callable[[Snapshot], None] | None = None
+        self._reads = 0
+        inner.on_tap = self.tap
+
+    def tap(self, uid: str) -> None:
+        out = self._out
+        if out is None:
+            return
+        self._reads += 1
+        out(Snapshot(self._reads, frozenset({self.STATION}), {self.STATION: uid.upper()}))
+        out(Snapshot(self._reads, frozenset()))
+
+    def current(self) -> Snapshot:
+        return Snapshot(self._reads, frozenset())
+
+    def run(self, on_snapshot: Callable[[Snapshot], None]) -> None:
+        self._out = on_snapshot
+        self.inner.run(lambda snap: None)  # the reeds' snapshots say nothing about which tag is which piece
+
+    def stop(self) -> None:
+        self.inner.stop()
+
+    def __getattr__(self, name: str) -> Any:  # known, status, wait_known... of the wrapped backend
         return getattr(self.inner, name)

@@ -97,7 +97,7 @@ class TagMap:
 
 
 def enroll(tagmap: TagMap, game: Any, snapshots: Iterator[Snapshot], say: Callable[[str], None],
-           limit: int | None = None) -> int:
+           limit: int | None = None, where: str = "on any station") -> int:
     """Teach the map one piece at a time: prompt, wait for a tag that was not on the board before, record, save.
 
     ``snapshots`` yields the board as it changes (ends when the board stops). Returns how many tags were enrolled.
@@ -113,7 +113,7 @@ def enroll(tagmap: TagMap, game: Any, snapshots: Iterator[Snapshot], say: Callab
     seen: set[str] = set()
     first = True
     for entry in todo:
-        say(f"place {entry.label(names)} on any station")
+        say(f"place {entry.label(names)} {where}")
         while True:
             snap = next(snapshots, None)
             if snap is None:
