@@ -124,8 +124,10 @@ def test_a_setup_tapped_on_the_pad_starts_the_game_and_spectators_learn_no_piece
                 wait_until(lambda u=u: any(line.startswith("TAP ") and u.hex().upper() in line.upper() for line in fw.sent),
                            f"the pad's TAP of {u.hex()}")
                 pad.card = None
+                changes = sum(line.startswith("CHG ") for line in fw.sent)
                 world.place(stations.index(st))
-                time.sleep(0.05)
+                wait_until(lambda n=changes: sum(line.startswith("CHG ") for line in fw.sent) > n, f"the reeds' report of {st}")
+                time.sleep(0.15)  # a player's pace: the host settles the placement before the next tap arrives
         wait_until(lambda: any("to move" in line for line in lines), "the game start on the console")
         events = _spectator_events(web)
         kinds = [e.get("event") for e in events]
@@ -202,7 +204,6 @@ def test_enrolment_with_a_checkin_profile_reads_pad_taps(tmp_path: Path) -> None
             assert time.monotonic() < end, "the pad never read the tag"
             time.sleep(0.01)
         pad.card = None
-        time.sleep(0.08)  # off the pad long enough for the firmware to see it gone
 
     names = {p.id: p.name for p in game.pieces}
     order = [(side, p.id, c) for side in game.sides for p in game.pieces for c in range(1, p.count + 1)]
@@ -211,6 +212,7 @@ def test_enrolment_with_a_checkin_profile_reads_pad_taps(tmp_path: Path) -> None
             prompt = f"place {side}'s {names[piece]} #{c} on the check-in pad"
             wait_for(prompt)
             if i == 1:  # the first piece's tag again: refused, the same piece asked for again
+                time.sleep(0.5)  # off the pad for two of its reads (100 ms apart), so the same tag counts as a new tap
                 tap(bytes([0x04, 0, 0, 0xC0, 0xFF, 0xEE, 0x02]))
                 wait_for("is already enrolled as red's marshal #1; take it off and place red's General #1")
             tap(bytes([0x04, 0, i, 0xC0, 0xFF, 0xEE, 0x02]))
