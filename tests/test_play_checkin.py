@@ -127,7 +127,7 @@ def test_a_setup_tapped_on_the_pad_starts_the_game_and_spectators_learn_no_piece
                 changes = sum(line.startswith("CHG ") for line in fw.sent)
                 world.place(stations.index(st))
                 wait_until(lambda n=changes: sum(line.startswith("CHG ") for line in fw.sent) > n, f"the reeds' report of {st}")
-                time.sleep(0.15)  # a player's pace: the host settles the placement before the next tap arrives
+                time.sleep(0.15)  # a player's pace between putting one piece down and tapping the next
         wait_until(lambda: any("to move" in line for line in lines), "the game start on the console")
         events = _spectator_events(web)
         kinds = [e.get("event") for e in events]
