@@ -48,7 +48,10 @@ def stop_waitress(server: Any, thread: threading.Thread | None, *, drain_s: floa
     server.task_dispatcher.shutdown(timeout=drain_s)
     server_map = server._map
     if thread is not None and thread.is_alive():
-        server.trigger.pull_trigger(lambda: wasyncore.close_all(server_map))
+        try:
+            server.trigger.pull_trigger(lambda: wasyncore.close_all(server_map))
+        except OSError:  # the loop is already closing its sockets (its trigger is gone): let it finish
+            pass
         thread.join(timeout=3)
-    else:
-        wasyncore.close_all(server_map)
+    if thread is None or not thread.is_alive():
+        wasyncore.close_all(server_map)  # what is left (close_all ignores sockets that are already closed)
