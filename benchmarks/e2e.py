@@ -97,7 +97,7 @@ class SerialMagnets:
     def __init__(self, profile: Any, tmp: Path) -> None:
         rows, cols = profile.matrix_size
         self.port = tmp / "ttyACM0"
-        cfg = {"board": "bench", "sensing": "reed", "scanner": "matrix", "settle_ms": profile.settle_ms,
+        cfg = {"format": 2, "channels": rows * cols, "board": "bench", "sensing": "reed", "scanner": "matrix", "settle_ms": profile.settle_ms,
                "scan_period_ms": profile.scan_period_ms, "heartbeat_ms": 1000,
                "matrix": {"rows": list(range(rows)), "cols": list(range(rows, rows + cols))}}
         self.ncols = cols
