@@ -10,6 +10,8 @@ from typing import Any
 
 import yaml
 
+from controller.textfiles import nesting_depth
+
 #: Deepest nesting a YAML document may have (FaceDown's need fewer than ten levels).
 MAX_DEPTH = 200
 
@@ -54,15 +56,8 @@ UniqueFastLoader = _unique(getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 def _depth(text: str) -> int:
     """An upper bound of a YAML document's flow nesting ([ and {), and of its block nesting by indentation."""
-    depth = deepest = 0
-    for ch in text:
-        if ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth -= 1
     indent = max((len(line) - len(line.lstrip(" ")) for line in text.splitlines()), default=0)
-    return max(deepest, indent // 2)
+    return max(nesting_depth(text), indent // 2)
 
 
 def load_yaml(text: str, *, fast: bool = True) -> Any:
