@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from flask import Blueprint, Response, jsonify, render_template, request
 
@@ -106,12 +107,18 @@ def events(key: str) -> Response:
     return resp
 
 
-@bp.get("/api/<key>/replay")
-def replay(key: str) -> Response:
+def _after_the_game(key: str, refusal: str) -> tuple[str, Any]:
+    """The role and table for something that opens once the game is over (the arbiter may look at any time)."""
     role = role_of(key)
     table = ctx().table
     if table.state.phase != "over" and role != ARBITER:
-        fail(409, "the replay opens when the game is over")
+        fail(409, refusal)
+    return role, table
+
+
+@bp.get("/api/<key>/replay")
+def replay(key: str) -> Response:
+    role, table = _after_the_game(key, "the replay opens when the game is over")
     try:
         return Response(payloads.replay_json(table, role), mimetype="application/json")
     except LookupError as exc:
@@ -120,10 +127,7 @@ def replay(key: str) -> Response:
 
 @bp.get("/api/<key>/record.txt")
 def record(key: str) -> Response:
-    role = role_of(key)
-    table = ctx().table
-    if table.state.phase != "over" and role != ARBITER:
-        fail(409, "the record can be downloaded when the game is over")
+    _, table = _after_the_game(key, "the record can be downloaded when the game is over")
     try:
         text = payloads.record_text(table)
     except LookupError as exc:
