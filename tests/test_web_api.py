@@ -262,3 +262,41 @@ def test_slow_client_is_dropped_without_blocking_the_referee(game: Game) -> None
     for _ in range(2):
         assert hub.open("spectator", 0) is not None
     assert hub.open("spectator", 0) is None  # full: the page gets a 503 and retries
+
+
+def test_streams_woken_together_encode_each_event_once_per_role(game: Game) -> None:
+    """Thirty spectators and two seats woken by one event: one encoding per role, every stream gets the same text."""
+    hub = Hub(game.session, max_clients=40, per_role=40, per_address=40)
+    game.start()
+    after = game.session.log[-1].seq
+    calls: list[tuple[int, str]] = []
+    gate = threading.Barrier(33)
+
+    def encode(ev: Published, role: str) -> dict:
+        calls.append((ev.seq, role))
+        time.sleep(0.02)  # a slow encoding: the others wake meanwhile and must wait for it, not encode again
+        return {"seq": ev.seq, "role": role}
+
+    texts: dict[str, list[str]] = {}
+    lock = threading.Lock()
+
+    def read(role: str) -> None:
+        client, backlog = hub.open(role, after)
+        gate.wait()
+        for chunk in hub.stream(client, backlog, after, encode, keepalive_s=0.05):
+            if chunk.startswith("id: "):
+                with lock:
+                    texts.setdefault(role, []).append(chunk)
+                break
+
+    roles = ["spectator"] * 30 + ["red", "blue"]
+    readers = [threading.Thread(target=read, args=(r,)) for r in roles]
+    for t in readers:
+        t.start()
+    gate.wait()
+    game.session.pause()
+    for t in readers:
+        t.join(timeout=10)
+    seq = game.session.log[-1].seq
+    assert sorted(calls) == sorted([(seq, "blue"), (seq, "red"), (seq, "spectator")])
+    assert len(texts["spectator"]) == 30 and len(set(texts["spectator"])) == 1

@@ -61,6 +61,9 @@ class Hub:
         #: (seq, role) -> the event's SSE text for that role: thirty spectators cost one redaction and one JSON
         #: encoding per event, not thirty. Only recent events are kept.
         self._frames: dict[tuple[int, str], str | None] = {}
+        #: Held while an event is encoded: the thirty streams that wake together for one event wait for the first
+        #: one's text instead of each encoding it again (which multiplied the work and the last stream's delay).
+        self._encoding = threading.Lock()
         session.subscribe(self.publish)
         watch = getattr(session, "watch_occupancy", None)
         if watch is not None:
@@ -191,10 +194,15 @@ class Hub:
             return self._frames[key]
         except KeyError:
             pass
-        msg = _frame(ev, role, encode)
-        if len(self._frames) >= 256:  # an old event still being caught up with is simply encoded again
-            self._frames.clear()
-        self._frames[key] = msg
+        with self._encoding:
+            try:
+                return self._frames[key]  # another stream encoded it while this one waited
+            except KeyError:
+                pass
+            msg = _frame(ev, role, encode)
+            if len(self._frames) >= 256:  # an old event still being caught up with is simply encoded again
+                self._frames.clear()
+            self._frames[key] = msg
         return msg
 
 
