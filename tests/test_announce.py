@@ -578,3 +578,25 @@ def test_console_speaks_the_chosen_language():
     assert out.getvalue().splitlines() == ["輪到藍方。", "紅方走法違規：此步不允許，請把棋子放回 a4。"]
     with pytest.raises(ValueError, match="console language must be one of"):
         ConsoleAnnouncer(out, lang="fr")
+
+
+def test_a_computer_seats_instructions_are_read_aloud_and_printed_in_every_language():
+    """The human at the board moves the computer's tokens: the voice and the console say which, where; the buzzer
+    leaves it to the turn's pips; a failure is said as a code, in the listener's language."""
+    luzhanqi = load_game("luzhanqi")
+    move = {"event": "bot", "kind": "move", "player": "blue", "from": "e7", "to": "e6", "attack": False,
+            "say": {"code": "bot.move", "params": {"player": "blue", "from": "e7", "to": "e6"}}}
+    failed = {"event": "bot", "kind": "failed", "player": "blue", "why": "timeout", "bot": "facedown",
+              "say": {"code": "bot.failed", "params": {"player": "blue", "bot": "facedown",
+                                                       "why": {"code": "bot.why.timeout", "params": {}}}}}
+    assert phrase(move, "en", luzhanqi) == "Blue (computer): move the token on e7 to e6"
+    assert phrase(move, "zh", luzhanqi).count("E 7") == 1 and "E 6" in phrase(move, "zh", luzhanqi)
+    assert describe(move, luzhanqi, "zh-Hant") and "e7" in describe(move, luzhanqi, "zh-Hant")
+    assert "took too long" in describe(failed, luzhanqi)
+    for lang in ("zh-Hans", "zh-Hant"):
+        line = describe(failed, luzhanqi, lang)
+        assert line and not re.search(r"[A-Za-z]{3,}", line.replace("facedown", "")), line
+    assert pattern_for(move) is None
+    out = io.StringIO()
+    ConsoleAnnouncer(out, game=luzhanqi).announce(move)
+    assert out.getvalue() == "Blue (computer): move the token on e7 to e6\n"

@@ -230,7 +230,10 @@ def test_a_computer_seat_whose_bot_fails_says_so_and_the_seat_can_be_played_by_h
 
     run_script("luzhanqi", script(), out, everything=True, seats={"blue": Crashing()}, seed=1, on_session=on_session)
     failed = [e for e in out.events if e["event"] == "bot" and e["kind"] == "failed"]
-    assert len(failed) == 1 and failed[0]["why"] == "crashed" and "out of its mind" in failed[0]["detail"]
-    assert failed[0]["say"]["code"] == "bot.failed"
+    assert len(failed) == 1 and failed[0]["why"] == "crashed" and failed[0]["say"]["code"] == "bot.failed"
+    # the bot's own words may name its hidden pieces: only the arbiter gets them, never the public event
+    assert "out of its mind" not in json.dumps(failed[0])
+    private = [e for e in holder["session"].log if e.public.get("kind") == "failed_detail"]
+    assert len(private) == 1 and private[0].audience == ("arbiter",) and "out of its mind" in private[0].public["detail"]
     blue = [(e["from"], e["to"]) for e in out.events if e["event"] == "move" and e["player"] == "blue"]
     assert blue == [holder["hand"]]

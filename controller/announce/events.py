@@ -30,6 +30,9 @@ REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
     # the referee's health (controller.referee.supervisor): it stopped, or the sensor link was lost / is back
     "fault": ("say",),
     "link": ("status", "say"),
+    # a computer seat (controller.referee.computer_seat): where to put its tokens, which token to move where, a
+    # move carried out wrongly, the bot stopped; read aloud and printed so the human at the board can act on it
+    "bot": ("kind", "player", "say"),
 }
 
 #: The outcomes a public attack event may carry (an illegal attack is an ``illegal`` event instead).

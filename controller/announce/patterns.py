@@ -124,7 +124,8 @@ def pattern_for(event: Mapping[str, Any], sides: Sequence[str] = DEFAULT_SIDES) 
     """The pattern that announces ``event``, or None for events the buzzer keeps quiet about.
 
     Quiet: plain moves (the next turn's pips follow), fix-up instructions (the verdict already sounded),
-    pause, resume, notices, setup, board readings and undo (they are for the screen).
+    pause, resume, notices, setup, board readings and undo (they are for the screen), and a computer seat's
+    instructions (its turn's pips already sounded; the voice, the console and the pages say which token to move).
     """
     kind = check_event(event)
     if kind in ("start", "turn"):

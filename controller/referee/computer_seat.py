@@ -17,14 +17,18 @@ the arbiter can move for it by hand or end the game; nothing of the game is lost
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
 from controller.bots.base import Bot, BotError
 from controller.rules import Move, redact_ruling, view
+from controller.rules.views import ARBITER
 
 from .recognizer import AttackAction, Difference, Mismatch, MoveAction
 from .session import Published, Session
+
+log = logging.getLogger(__name__)
 
 #: Refused moves in one turn before the bot is taken off the seat.
 MAX_REFUSALS = 3
@@ -110,7 +114,16 @@ class ComputerSeat:
     def _fail(self, why: str, detail: str) -> None:
         self.failed = why
         self.instruction = None
-        self._say("failed", "bot.failed", why=why, detail=detail[:200], bot=self.name)
+        # the bot's own words (an exception, an external engine's message) may name its hidden pieces: they go to the
+        # arbiter and the operator's log only; everyone else learns that it stopped and why, as a code
+        log.warning("computer seat %s (%s) stopped (%s): %s", self.seat, self.name, why, detail)
+        params = {"player": self.seat, "why": {"code": f"bot.why.{why}", "params": {}}, "bot": self.name}
+        self.session.publish({"event": "bot", "kind": "failed", "player": self.seat, "why": why, "bot": self.name,
+                              "say": {"code": "bot.failed", "params": params}})
+        self.session.publish({"event": "bot", "kind": "failed_detail", "player": self.seat, "why": why,
+                              "detail": detail[:200], "say": {"code": "bot.failed_detail",
+                                                              "params": {"player": self.seat, "detail": detail[:200]}}},
+                             audience=(ARBITER,))
         try:
             self.bot.close()
         except Exception:  # pragma: no cover - closing a broken bot is best effort
