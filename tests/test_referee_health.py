@@ -409,3 +409,38 @@ def test_a_failed_background_sync_is_a_fault(tmp_path: Path) -> None:
     with pytest.raises(JournalError, match="cannot make the journal durable: Input/output error"):
         p.table.journal.wait_durable()
     p.table.stop()
+
+
+def test_an_unexpected_error_in_an_arbiters_action_from_the_web_is_a_fault_not_a_500(tmp_path: Path) -> None:
+    """A bug inside a request that changes the game may leave it half-changed: the referee stops visibly (as on the
+    board thread) and the page is told why, instead of an anonymous 500 while play goes on."""
+    import re
+
+    from web_referee.app import create_app
+
+    p = Player(tmp_path)
+    p.play_until(2)
+    app = create_app(p.table, setups=_no_setups(tmp_path))
+    client = app.test_client()
+    key = p.table.tokens["arbiter"]
+    csrf = re.search(r'name="facedown-csrf" content="([0-9a-f]+)"', client.get(f"/arbiter/{key}").get_data(as_text=True))
+    assert csrf
+
+    def broken(rebuild):  # noqa: ANN001, ANN202
+        raise KeyError("a bug in undo")
+
+    p.table.session.undo = broken
+    r = client.post(f"/api/{key}/arbiter/undo", json={}, headers={"X-CSRF-Token": csrf.group(1)})
+    assert r.status_code == 503 and r.get_json()["fault"]["code"] == "fault.referee"
+    assert p.sup.fault is not None and p.sup.fault.where == "web" and p.sup.failed.is_set()
+    assert state_for(p.table, "spectator")["fault"]["code"] == "fault.referee"
+    # a refusal is still a refusal, not a fault: the next action is refused because the referee stopped
+    r = client.post(f"/api/{key}/arbiter/pause", json={}, headers={"X-CSRF-Token": csrf.group(1)})
+    assert r.status_code == 503 and "stopped" in r.get_json()["error"]
+    p.table.stop()
+
+
+def _no_setups(tmp_path: Path):  # noqa: ANN202
+    from controller.setups_store import SetupStore
+
+    return SetupStore(tmp_path / "setups")

@@ -3,12 +3,15 @@ who is asking (``role_of``), and the checks a state-changing request passes (``g
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 from urllib.parse import urlsplit
 
 from flask import Response, abort, current_app, request
+from werkzeug.exceptions import HTTPException
 
 from controller.rules import ARBITER, SPECTATOR
 from controller.textfiles import InputFileError, decode, parse_json
@@ -45,6 +48,32 @@ def fail(status: int, message: str, **extra: Any) -> NoReturn:
     """Refuse the request: a JSON body ``{"error": message, ...extra}`` with ``status``."""
     body = {"error": message, **extra}
     abort(Response(json.dumps(body, ensure_ascii=False), status=status, mimetype="application/json"))
+
+
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+def changes_game(view: View) -> View:
+    """Mark a view that changes the game in progress: an unexpected error inside it (a bug, not a refusal) may have
+    left the game half-changed, so it stops the referee visibly, as one on the board thread does (the supervisor's
+    fault: every page's banner, the buzzer, exit 3 so the service restarts from the journal), and the request gets
+    a 503 that says so instead of an anonymous 500."""
+
+    @functools.wraps(view)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return view(*args, **kwargs)
+        except HTTPException:
+            raise
+        except Exception as exc:
+            sup = getattr(ctx().table, "supervisor", None)
+            if sup is None:
+                raise
+            sup.fail(exc, "web")
+            fail(503, "the referee has stopped on an internal error and is restarting from its journal",
+                 fault=sup.fault_json())
+
+    return guarded  # type: ignore[return-value]
 
 
 def role_of(key: str) -> str:

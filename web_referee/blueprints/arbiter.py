@@ -6,7 +6,7 @@ from flask import Blueprint, Response, jsonify
 
 from controller.rules import ARBITER, SPECTATOR
 
-from ..http import ctx, fail, guard_post, link, need_arbiter, role_of
+from ..http import changes_game, ctx, fail, guard_post, link, need_arbiter, role_of
 
 bp = Blueprint("arbiter", __name__)
 
@@ -38,6 +38,7 @@ def qr(key: str, target: str) -> Response:
 
 
 @bp.post("/api/<key>/arbiter/<action>")
+@changes_game
 def arbiter_action(key: str, action: str) -> Response:
     role = _arbiter(key)
     if action not in ARBITER_ACTIONS:

@@ -7,7 +7,7 @@ from flask import Blueprint, Response, jsonify
 
 from controller.rules import SPECTATOR
 
-from ..http import ctx, fail, guard_post, need_seat, role_of
+from ..http import changes_game, ctx, fail, guard_post, need_seat, role_of
 
 bp = Blueprint("board", __name__)
 
@@ -20,6 +20,7 @@ def _sim_board() -> object:
 
 
 @bp.post("/api/<key>/sim/toggle")
+@changes_game
 def sim_toggle(key: str) -> Response:
     role = role_of(key)
     if role == SPECTATOR:
@@ -34,6 +35,7 @@ def sim_toggle(key: str) -> Response:
 
 
 @bp.post("/api/<key>/sim/layout")
+@changes_game
 def sim_layout(key: str) -> Response:
     """Put a piece on each of ``stations`` of this seat's area and lift every other piece of that area, in one
     reading (what a player does by hand before play starts, at once)."""

@@ -11,7 +11,7 @@ from controller.rules.deploy import random_deployment
 from controller.rules.setup import check_deployment
 from controller.setups_store import SetupStoreError
 
-from ..http import ctx, fail, guard_post, need_seat, placement_of, role_of
+from ..http import changes_game, ctx, fail, guard_post, need_seat, placement_of, role_of
 
 bp = Blueprint("seat", __name__)
 
@@ -42,6 +42,7 @@ def setup_random(key: str) -> Response:
 
 
 @bp.post("/api/<key>/setup")
+@changes_game
 def setup_submit(key: str) -> Response:
     role = _seat(key)
     table = ctx().table
@@ -80,6 +81,7 @@ def setups_save(key: str) -> Response:
 
 
 @bp.post("/api/<key>/reaction")
+@changes_game
 def reaction_answer(key: str) -> Response:
     """Answer an optional reaction offer (reactions: ask)."""
     role = _seat(key)
@@ -97,6 +99,7 @@ def reaction_answer(key: str) -> Response:
 
 
 @bp.post("/api/<key>/reaction/auto")
+@changes_game
 def reaction_auto(key: str) -> Response:
     role = _seat(key)
     on = guard_post(role).get("on")
