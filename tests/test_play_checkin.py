@@ -7,18 +7,14 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import random
-import signal
 import socket
-import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 import yaml
+from cli_process import Cli
 from firmware_standin.harness import Card, FirmwareOnPty, MFRC522Chip, World
 
 from controller.cli import main
@@ -94,25 +90,11 @@ def test_a_setup_tapped_on_the_pad_starts_the_game_and_spectators_learn_no_piece
     port = tmp_path / "ttyACM0"
     fw = FirmwareOnPty(CFG, world, port).plug()
     web = _free_port()
-    env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_DATA_HOME=str(tmp_path / "data"))
     ready = tmp_path / "ready"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "play", "--board", "serial", "--profile", str(profile),
-         "--port-path", str(port), "--tag-map", str(tag_map), "--host", "127.0.0.1", "--port", str(web),
-         "--announce", "console", "--journal", str(tmp_path / "j.sqlite"), "--ready-file", str(ready)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=env)
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
-    reader.start()
-
-    def wait_until(done, what: str, timeout: float = 8) -> None:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if done():
-                return
-            assert proc.poll() is None, f"facedown play exited while waiting for {what}:\n{''.join(lines)}"
-            time.sleep(0.01)
-        raise AssertionError(f"never saw {what}; output:\n{''.join(lines)}")
+    cli = Cli(["play", "--board", "serial", "--profile", str(profile), "--port-path", str(port), "--tag-map", str(tag_map),
+               "--host", "127.0.0.1", "--port", str(web), "--announce", "console", "--journal", str(tmp_path / "j.sqlite"),
+               "--ready-file", str(ready)], env={"XDG_DATA_HOME": str(tmp_path / "data")})
+    lines, wait_until = cli.lines, cli.wait_until
 
     try:
         wait_until(ready.exists, "the referee ready", timeout=15)
@@ -140,14 +122,11 @@ def test_a_setup_tapped_on_the_pad_starts_the_game_and_spectators_learn_no_piece
         assert not any(u.hex().upper() in text.upper() for u in uid.values())
         assert fw.crashed is None
     finally:
-        proc.send_signal(signal.SIGTERM)
         try:
-            proc.wait(10)
+            status = cli.stop()
         finally:
-            if proc.poll() is None:
-                proc.kill()
             fw.close()
-    assert proc.returncode == 0, "".join(lines)
+    assert status == 0, cli.output
     console = "".join(lines)
     assert not any(u.hex().upper() in console.upper() for u in uid.values())
 
@@ -178,23 +157,9 @@ def test_enrolment_with_a_checkin_profile_reads_pad_taps(tmp_path: Path) -> None
     port = tmp_path / "ttyACM0"
     fw = FirmwareOnPty(CFG, world, port).plug()
     tag_map = tmp_path / "tags.json"
-    env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_DATA_HOME=str(tmp_path / "data"))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "tags", "enroll", "stratego_barrage", "--profile", str(profile),
-         "--port", str(port), "--map", str(tag_map)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=env)
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
-    reader.start()
-
-    def wait_for(text: str, timeout: float = 8) -> None:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if any(text in line for line in lines):
-                return
-            assert proc.poll() is None, "".join(lines)
-            time.sleep(0.01)
-        raise AssertionError(f"never saw {text!r}; output:\n{''.join(lines)}")
+    cli = Cli(["tags", "enroll", "stratego_barrage", "--profile", str(profile), "--port", str(port), "--map", str(tag_map)],
+              env={"XDG_DATA_HOME": str(tmp_path / "data")})
+    wait_for = cli.wait_for
 
     def tap(u: bytes) -> None:
         taps = sum(line.startswith("TAP ") for line in fw.sent)
@@ -216,13 +181,14 @@ def test_enrolment_with_a_checkin_profile_reads_pad_taps(tmp_path: Path) -> None
                 tap(bytes([0x04, 0, 0, 0xC0, 0xFF, 0xEE, 0x02]))
                 wait_for("is already enrolled as red's marshal #1; take it off and place red's General #1")
             tap(bytes([0x04, 0, i, 0xC0, 0xFF, 0xEE, 0x02]))
-        proc.wait(10)
+        status = cli.proc.wait(10)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-        fw.close()
-    assert proc.returncode == 0, "".join(lines)
+        try:
+            cli.stop()
+        finally:
+            fw.close()
+    assert status == 0, cli.output
     doc = json.loads(tag_map.read_text())
     got = {uid: (e["side"], e["piece"], e["copy"]) for uid, e in doc["tags"].items()}
     assert got == {bytes([0x04, 0, i, 0xC0, 0xFF, 0xEE, 0x02]).hex().upper(): entry for i, entry in enumerate(order)}
-    assert "0 pieces still without a tag" in "".join(lines)
+    assert "0 pieces still without a tag" in cli.output

@@ -3,16 +3,12 @@ behind a real pseudo terminal) through a scanner profile, lays out deployments f
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
 import yaml
+from cli_process import Cli
 from firmware_standin.harness import FirmwareOnPty, World
 
 from controller.rules import load_game, new_game
@@ -45,25 +41,13 @@ def test_play_on_a_serial_scanner_referees_a_move(tmp_path: Path) -> None:
     for pl in setups.values():
         for s in pl:
             world.place(stations.index(s))
-    env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_DATA_HOME=str(tmp_path / "data"))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "play", "luzhanqi", "--board", "serial", "--profile", str(profile),
-         "--port-path", str(port), "--no-web", "--announce", "console", "--journal", str(tmp_path / "j.sqlite"),
-         "--setup", f"red={tmp_path / 'red.yaml'}", "--setup", f"blue={tmp_path / 'blue.yaml'}"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=env)
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
-    reader.start()
+    cli = Cli(["play", "luzhanqi", "--board", "serial", "--profile", str(profile), "--port-path", str(port), "--no-web",
+               "--announce", "console", "--journal", str(tmp_path / "j.sqlite"),
+               "--setup", f"red={tmp_path / 'red.yaml'}", "--setup", f"blue={tmp_path / 'blue.yaml'}"],
+              env={"XDG_DATA_HOME": str(tmp_path / "data")})
 
-    def wait_for(text: str, timeout: float = 15) -> None:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if any(text in line for line in lines):
-                return
-            if proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise AssertionError(f"never saw {text!r}; output:\n{''.join(lines)}")
+    def wait_for(text: str) -> None:
+        cli.wait_for(text, timeout=15)
 
     try:
         wait_for("Red to move")
@@ -77,11 +61,8 @@ def test_play_on_a_serial_scanner_referees_a_move(tmp_path: Path) -> None:
         wait_for(f"Red: {frm} to {to}.")  # the console line of event.move_hidden
         wait_for("Blue to move")
     finally:
-        proc.send_signal(signal.SIGTERM)
         try:
-            proc.wait(10)
+            status = cli.stop()
         finally:
-            if proc.poll() is None:
-                proc.kill()
             fw.close()
-    assert proc.returncode == 0, "".join(lines)
+    assert status == 0, cli.output
