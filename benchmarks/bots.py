@@ -17,6 +17,7 @@ import json
 import resource
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +34,8 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def run_pair(game: str, bot: str, opponent: str, games: int, max_plies: int, seed: int) -> dict:
+def run_pair(game: str, bot: str, opponent: str, games: int, max_plies: int, seed: int,
+             clock: Callable[[], float] = time.perf_counter) -> dict:
     gdef = load_game(game)
     sides = gdef.sides
     # two sides: bot against opponent; four (siguo): the bot's alliance against the opponent's
@@ -43,7 +45,10 @@ def run_pair(game: str, bot: str, opponent: str, games: int, max_plies: int, see
     for i in range(games):
         names = match.rotation(i)
         bots = {s: find_bot(n) for s, n in names.items()}
-        match.records.append(play_game(game, bots, names, seed=seed + i, max_plies=max_plies))
+        record = play_game(game, bots, names, seed=seed + i, max_plies=max_plies, clock=clock)
+        match.records.append(record)
+        for f in record.failures:  # say why at once: a failure is a result to look into, not only a count
+            print(f"\n  game {i + 1}: {names[f['side']]} ({f['side']}) failed: {f['why']}: {f['message']}", file=sys.stderr)
         for b in bots.values():
             b.close()
         print(f"\r  {game} vs {opponent}: {i + 1}/{games}", end="", file=sys.stderr, flush=True)
@@ -74,18 +79,20 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", metavar="FILE", help="also append each row as a JSON line to FILE")
     ap.add_argument("--cpu-clock", action="store_true",
-                    help="count the bot's time budget in its thread's CPU time (a loaded or niced run then measures "
-                         "the strength of a quiet machine; the think-time columns still show the wall clock)")
+                    help="count the bot's time budget, the arena's time limit per move and the think-time columns in "
+                         "CPU time of the thinking thread: a loaded or niced run then measures the strength of a quiet "
+                         "machine (in-process bots only: a cmd: bot's CPU is another process's)")
     args = ap.parse_args()
     if args.cpu_clock:
         from controller.bots.facedown import FaceDownBot
 
         FaceDownBot.clock = staticmethod(time.thread_time)  # type: ignore[assignment]
+    clock = time.thread_time if args.cpu_clock else time.perf_counter
     print(f"{'game':<14} {'vs':<8} {'games':>5} {'win %':>6} {'draws':>5} {'fail':>4} {'plies':>6} "
           f"{'p50 ms':>7} {'p99 ms':>7} {'cpu p50':>7} {'cpu p99':>7} {'RSS MB':>7}")
     for game in args.game or GAMES:
         for opponent in args.opponent or ["random", "greedy"]:
-            row = run_pair(game, args.bot, opponent, args.games, args.max_plies, args.seed)
+            row = run_pair(game, args.bot, opponent, args.games, args.max_plies, args.seed, clock)
             print(f"{row['game']:<14} {row['opponent']:<8} {row['games']:>5} {row['win_pct']:>6.1f} {row['draws']:>5} "
                   f"{row['failures']:>4} {row['plies_mean']:>6.0f} {row['think_ms_p50']:>7.1f} {row['think_ms_p99']:>7.1f} "
                   f"{row['cpu_ms_p50']:>7.1f} {row['cpu_ms_p99']:>7.1f} "
