@@ -18,6 +18,7 @@ WATCHDOG_CTRL = 0x40058000  # RP2040 WATCHDOG CTRL register; bit 30 = ENABLE
 WATCHDOG_SCRATCH0 = 0x4005800C  # free for the application (the SDK and bootrom use SCRATCH4-7)
 OUT_US_PER_PASS = 1500  # time per loop pass spent handing bytes to USB, at least (more when the pass has slack)
 OUT_US_BEHIND = 4000  # time per pass for output while more than a short line waits
+IN_CHUNK = 128  # host bytes read per pass at most (a command is at most fd_device.MAX_COMMAND bytes)
 
 
 def load_config(path="config.json"):
@@ -285,6 +286,8 @@ def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None, le
         dev.error(code, msg)
     period = cfg.get("scan_period_ms", 5)
     pumping = out.stream is not None
+    one = bytearray(1)
+    inbuf = bytearray(IN_CHUNK)
     due = utime.ticks_ms()
     while stop is None or not stop():
         # Passes run on a fixed schedule; each is stamped with its scheduled start, so debouncing counts whole scan
@@ -293,11 +296,14 @@ def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None, le
         due = utime.ticks_add(due, period)
         if wdt is not None:
             wdt.feed()
-        while _ready(poller, ipoll):
-            b = stream_in.read(1)
-            if not b:
+        got = 0
+        while got < IN_CHUNK and _ready(poller, ipoll):
+            if not stream_in.readinto(one):
                 break
-            dev.feed(b)
+            inbuf[got] = one[0]
+            got += 1
+        if got:
+            dev.feed(bytes(inbuf[:got]))  # one call per pass: a 40-byte command costs ~2 ms, not 6, of byte handling
         dev.tick(start)
         if pumping:
             # the pass's slack goes to USB output (at least OUT_US_PER_PASS): ~70 us a byte, never blocking

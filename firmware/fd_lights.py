@@ -87,9 +87,15 @@ class Lights:
         order = lt.get("order")
         self.order = order if order is not None else list(range(self.count))
         b = lt.get("brightness", 64)
-        self.words = {c: word(PALETTE[c], b) for c in CODES}
+        self.table = [0] * 128  # a colour code's byte -> its GRB word, so a write allocates nothing
+        for c in CODES:
+            self.table[ord(c)] = word(PALETTE[c], b)
         self.codes = bytearray(b"k" * channels)
-        self.out = array.array("I", [0] * self.count)
+        self.led_of = [-1] * channels  # channel -> its LED in the chain (-1: none)
+        for k in range(self.count):
+            if self.order[k] >= 0:
+                self.led_of[self.order[k]] = k
+        self.out = array.array("I", [0] * self.count)  # kept up to date by apply: a write is one put
         self.put = put
         self.dirty = True  # the first show clears what a previous run left lit
         self.frames = 0
@@ -116,16 +122,22 @@ class Lights:
         if not sets and "all" not in fields:
             return "LIT needs all=CODE or CODE=CHANNELS"
         codes = self.codes
+        out = self.out
         if "all" in fields:
-            c = ord(fields["all"])
-            for i in range(self.n):
-                if codes[i] != c:
-                    codes[i] = c
-                    self.dirty = True
+            want = fields["all"].encode() * self.n
+            if codes != want:
+                codes[:] = want
+                w = self.table[want[0]]
+                order = self.order
+                for k in range(self.count):
+                    out[k] = w if order[k] >= 0 else 0
+                self.dirty = True
         for ch, key in sets:
             c = ord(key)
             if codes[ch] != c:
                 codes[ch] = c
+                if self.led_of[ch] >= 0:
+                    out[self.led_of[ch]] = self.table[c]
                 self.dirty = True
         return None
 
@@ -134,14 +146,7 @@ class Lights:
         if not self.dirty:
             return False
         self.dirty = False
-        words = self.words
-        codes = self.codes
-        out = self.out
-        order = self.order
-        for k in range(self.count):
-            ch = order[k]
-            out[k] = words[chr(codes[ch])] if ch >= 0 else 0
-        self.put(out)
+        self.put(self.out)
         self.frames += 1
         return True
 

@@ -47,6 +47,8 @@ def test_lit_sets_colours_in_chain_order_scaled_by_the_brightness_cap():
     assert w.led_frames == [[0] * 13]  # the first pass clears whatever a previous run left lit
     _send(dev, "LIT w=0 c=5,11 m=3")
     dev.tick(10)
+    assert len(w.led_frames) == 1  # the pass that parsed the command leaves the write to the next pass
+    dev.tick(15)
     assert _errors(out) == []
     frame = w.led_frames[-1]
     white = (51 << 16) | (51 << 8) | 51  # 255 * 51 / 255 on each of G, R, B
@@ -72,9 +74,12 @@ def test_the_chain_is_written_only_when_a_colour_changes_and_all_clears():
     assert len(w.led_frames) == 1
     _send(dev, "LIT all=k g=4")
     dev.tick(110)
-    assert len(w.led_frames) == 2 and dev.lights.lit() == "4:g"
-    _send(dev, "LIT all=k")
     dev.tick(115)
+    assert len(w.led_frames) == 2 and dev.lights.lit() == "4:g"
+    assert w.led_frames[-1] == [0, 0, 0, 0, 51 << 16, 0, 0, 0, 0, 0, 0, 0, 0]  # LED 4 shows channel 4, green
+    _send(dev, "LIT all=k")
+    dev.tick(120)
+    dev.tick(125)
     assert w.led_frames[-1] == [0] * 13
 
 
