@@ -407,6 +407,7 @@ def test_gpio_lights_load_on_a_pi_matrix(tmp_path):
         (matrix_doc, {"kind": "gpio", "pins": {"A0": 2, "A1": 2}}, "lights.pins.A1", "already used at lights.pins.A0"),
         (matrix_doc, {"kind": "gpio", "pins": {"Q1": 2}}, "lights.pins.Q1", "no station 'Q1'"),
         (matrix_doc, {"kind": "gpio", "pins": {}}, "lights.pins", "at least one station"),
+        (matrix_doc, {"kind": "gpio", "pins": {"A0": 2}, "brightness": 9}, "lights.brightness", "resistor sets it"),
     ],
 )
 def test_malformed_lights_are_refused_with_the_file_and_field(tmp_path, doc, lights, where, expected):

@@ -261,6 +261,8 @@ def _lights(r: _Reader, raw: Any, stations: tuple[str, ...], scanner: Scanner | 
     for key in ("pin", "chain"):
         if key in lt:
             raise r.fail(f"{where}.{key}", "expected pins: {station: BCM pin} for GPIO lights; remove this key")
+    if "brightness" in lt:
+        raise r.fail(f"{where}.brightness", "expected no brightness on GPIO LEDs (each LED's resistor sets it); remove this key")
     taken = {p: "pins.rows" for p in pins.rows} | {p: "pins.columns" for p in pins.columns}
     taken |= {pins.buzzer: "pins.buzzer"} if pins.buzzer is not None else {}
     taken |= {p: f"pins.leds.{n}" for n, p in pins.leds.items()}
