@@ -152,6 +152,7 @@ class ScannerLights:
         self._lock = threading.Lock()
         self._changed = threading.Event()
         self._boot: Any = None
+        self.refused = False  # the scanner said it has no lights (its HELLO caps lack `lit`)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._keep, name="station-lights", daemon=True)
         self._thread.start()
@@ -166,6 +167,14 @@ class ScannerLights:
             pic = dict(self._pic)
         link = getattr(self.board, "link", None)
         self._boot = getattr(link, "boot", None)
+        hello = getattr(link, "hello", None)
+        if hello is not None and "lit" not in hello.get("caps", "").split(","):
+            if not self.refused:
+                self.refused = True
+                log.warning("station lights: the scanner's config.json has no lights (HELLO caps %s): flash it again "
+                            "with `facedown firmware flash PROFILE`; the lights stay dark", hello.get("caps"))
+            return
+        self.refused = False
         for body in lit_commands(pic, self.channels):
             self.board.request(body)
 

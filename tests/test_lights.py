@@ -265,6 +265,32 @@ def test_scanner_lights_over_a_real_pty_and_again_after_a_restart(tmp_path: Path
     assert fw.crashed is None
 
 
+def test_a_scanner_without_lights_is_not_sent_lit_lines(tmp_path: Path, caplog):
+    cfg = {k: v for k, v in CFG.items() if k != "lights"}
+    world = World()
+    world.matrix([0, 1, 2], [3, 4, 5, 6])
+    fw = FirmwareOnPty(cfg, world, tmp_path / "ttyACM0").plug()
+    sent: list[str] = []
+    fw.filter = lambda line: (sent.append(line), [line])[1]
+    board = SerialScannerBoard(STATIONS, {s: i for i, s in enumerate(STATIONS)}, port=str(tmp_path / "ttyACM0"),
+                               heartbeat_timeout_s=0.6, resync_every_s=0.2, backoff_s=(0.05, 0.2))
+    thread = threading.Thread(target=board.run, args=(lambda snap: None,), daemon=True)
+    thread.start()
+    try:
+        assert board.wait_known(5), board.status
+        lights = ScannerLights(board, {s: i for i, s in enumerate(STATIONS)})
+        lights.show(picture(("s0", "s1"), [], []))
+        _until(lambda: lights.refused)
+        lights.close()
+        time.sleep(0.3)
+    finally:
+        board.stop()
+        thread.join(5)
+        fw.close()
+    assert not [x for x in sent if x.startswith("ERR")], sent  # no LIT reached it, so nothing was refused
+    assert "has no lights" in caplog.text
+
+
 # -- GPIO LEDs on a small board ---------------------------------------------------------------------------------------
 def test_gpio_lights_steady_for_from_blinking_for_to_and_fixes():
     factory = MockFactory()
