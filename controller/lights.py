@@ -31,8 +31,9 @@ ROLES = ("from", "to", "fixup", "mismatch")
 ROLE_COLOURS = {"from": "w", "to": "c", "fixup": "y", "mismatch": "m"}
 #: GPIO LEDs have one colour: the role is told by how the LED lights, (on seconds, off seconds); (1, 0) = steady.
 ROLE_BLINKS = {"from": (1.0, 0.0), "to": (0.5, 0.5), "fixup": (0.15, 0.15), "mismatch": (0.15, 0.15)}
-#: A `LIT` line's body at most (the firmware takes 120 bytes with the checksum and newline).
-MAX_LIT_BODY = 100
+#: A `LIT` line's body at most: the firmware takes 120 bytes, but it parses a line within one scan pass (~0.2 ms a
+#: byte on a Pico), so a long picture goes as several short lines, each parsed in a pass of its own.
+MAX_LIT_BODY = 48
 
 Picture = dict[str, str]  # station -> role
 

@@ -18,7 +18,7 @@ WATCHDOG_CTRL = 0x40058000  # RP2040 WATCHDOG CTRL register; bit 30 = ENABLE
 WATCHDOG_SCRATCH0 = 0x4005800C  # free for the application (the SDK and bootrom use SCRATCH4-7)
 OUT_US_PER_PASS = 1500  # time per loop pass spent handing bytes to USB, at least (more when the pass has slack)
 OUT_US_BEHIND = 4000  # time per pass for output while more than a short line waits
-IN_CHUNK = 128  # host bytes read per pass at most (a command is at most fd_device.MAX_COMMAND bytes)
+IN_CHUNK = 16  # host bytes read per pass at most: each costs ~0.1 ms (a poll of USB), so a long command is read over a few passes
 
 
 def load_config(path="config.json"):
@@ -303,7 +303,7 @@ def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None, le
             inbuf[got] = one[0]
             got += 1
         if got:
-            dev.feed(bytes(inbuf[:got]))  # one call per pass: a 40-byte command costs ~2 ms, not 6, of byte handling
+            dev.feed(bytes(inbuf[:got]))  # one call per pass, not one per byte
         dev.tick(start)
         if pumping:
             # the pass's slack goes to USB output (at least OUT_US_PER_PASS): ~70 us a byte, never blocking

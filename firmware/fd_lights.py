@@ -9,6 +9,8 @@ it records the words.
 
 # ruff: noqa: UP031  (%-formatting is deliberate: MicroPython supports it fully, cheaply)
 
+import array
+
 # Colour codes and their full-brightness (red, green, blue). The host gives them roles (its lights module); the
 # firmware knows only colours. `k` is off.
 PALETTE = {
@@ -80,8 +82,6 @@ class Lights:
     """One colour code per channel and the chain that shows them. ``put(words)`` writes the whole chain."""
 
     def __init__(self, lt, channels, put):
-        import array
-
         self.n = channels
         self.count = lt["count"]
         order = lt.get("order")
@@ -96,6 +96,7 @@ class Lights:
             if self.order[k] >= 0:
                 self.led_of[self.order[k]] = k
         self.out = array.array("I", [0] * self.count)  # kept up to date by apply: a write is one put
+        self.dark = array.array("I", self.out)
         self.put = put
         self.dirty = True  # the first show clears what a previous run left lit
         self.frames = 0
@@ -128,9 +129,12 @@ class Lights:
             if codes != want:
                 codes[:] = want
                 w = self.table[want[0]]
-                order = self.order
-                for k in range(self.count):
-                    out[k] = w if order[k] >= 0 else 0
+                if w == 0:
+                    out = self.out = array.array("I", self.dark)  # all off: a copy, no loop over the chain
+                else:
+                    order = self.order
+                    for k in range(self.count):
+                        out[k] = w if order[k] >= 0 else 0
                 self.dirty = True
         for ch, key in sets:
             c = ord(key)

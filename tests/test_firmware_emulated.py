@@ -219,9 +219,12 @@ def test_station_lights_show_exactly_the_colours_asked_for_on_the_led_pin(reed: 
     f = frames[0]
     assert 350 <= f["high0"][0] <= f["high0"][1] <= 400 and 700 <= f["high1"][0] <= f["high1"][1] <= 800, f
     assert 2900 * 1000 <= f["end"] - f["start"] <= 3100 * 1000, f"a 100-LED frame took {(f['end'] - f['start']) / 1000} us"
+    # the scan keeps its schedule: the pass that parses the command (~2 ms here) and the one that writes the chain
+    # (one sm.put: 3 ms for 100 LEDs) run long, the passes after them catch up
     times = reed.stats()["scan_times"]
     gaps = [(b - a) / MS for a, b in zip(times, times[1:], strict=False)]
-    assert len(gaps) > 3 and max(gaps) <= 10, f"the scan waited {max(gaps):.1f} ms while the chain was written"
+    assert len(gaps) > 3 and max(gaps) <= 15, f"the scan waited {max(gaps):.1f} ms while the chain was written"
+    assert statistics.fmean(gaps) <= 5.3, f"mean scan period {statistics.fmean(gaps):.2f} ms around a LIT, configured 5"
     # a bad command changes nothing and says what was wrong; clearing turns every LED off
     mark = reed.mark()
     reed.send("LIT g=100")
