@@ -237,8 +237,9 @@ class GpioLights:
             led.close()
 
 
-def station_lights(session: Any, profile: Any, board: Any, pin_factory: Any = None) -> Any:
-    """Lights for ``profile`` (None when it declares none), following ``session``; close it when the game stops."""
+def lights_driver(profile: Any, board: Any, pin_factory: Any = None) -> Any:
+    """The driver (``show(picture)``, ``close()``) of ``profile``'s station lights, or None when it declares none or
+    they cannot be reached from this board (a scanner's chain without the scanner: said in the log)."""
     lt = getattr(profile, "lights", None)
     if lt is None:
         return None
@@ -247,9 +248,15 @@ def station_lights(session: Any, profile: Any, board: Any, pin_factory: Any = No
             log.warning("station lights: %s declares a WS2812 chain on the scanner, but the board is not read by the "
                         "scanner (--board serial): the lights stay dark", profile.file)
             return None
-        driver: Any = ScannerLights(board, {s: profile.channels[s] for s in lt.chain if s is not None})
-    else:
-        driver = GpioLights(lt.pins, pin_factory=pin_factory)
+        return ScannerLights(board, {s: profile.channels[s] for s in lt.chain if s is not None})
+    return GpioLights(lt.pins, pin_factory=pin_factory)
+
+
+def station_lights(session: Any, profile: Any, board: Any, pin_factory: Any = None) -> Any:
+    """Lights for ``profile`` (None when it declares none), following ``session``; close it when the game stops."""
+    driver = lights_driver(profile, board, pin_factory)
+    if driver is None:
+        return None
     tracker = LightsTracker(driver.show)
     session.subscribe(tracker.on_event)
     return _Lights(tracker, driver)
