@@ -6,6 +6,7 @@ USB serial, with a watchdog and an output queue that never blocks the scan loop.
 import select
 
 import fd_device
+import fd_lights
 import fd_mfrc522
 import fd_proto
 import fd_scan
@@ -17,6 +18,7 @@ WATCHDOG_CTRL = 0x40058000  # RP2040 WATCHDOG CTRL register; bit 30 = ENABLE
 WATCHDOG_SCRATCH0 = 0x4005800C  # free for the application (the SDK and bootrom use SCRATCH4-7)
 OUT_US_PER_PASS = 1500  # time per loop pass spent handing bytes to USB, at least (more when the pass has slack)
 OUT_US_BEHIND = 4000  # time per pass for output while more than a short line waits
+IN_CHUNK = 16  # host bytes read per pass at most: each costs ~0.1 ms (a poll of USB), so a long command is read over a few passes
 
 
 def load_config(path="config.json"):
@@ -106,8 +108,45 @@ class Output:
         return self.count
 
 
-def build(cfg, write, now, boot_id, reset_cause="power"):
-    """The Device for this configuration (readers initialised, missing ones noted), and notes to send at start."""
+# WS2812 timing in cycles of an 8 MHz PIO clock (125 ns): a bit is 10 cycles (1.25 us, 800 kbit/s); a 0 is high
+# for T1 (375 ns), a 1 for T1 + T2 (750 ns); T3 is the low part both share.
+WS2812_T1, WS2812_T2, WS2812_T3 = 3, 3, 4
+WS2812_PIO_HZ = 8000000
+
+
+def ws2812_put(pin, sm_id=0):
+    """A ``put(words)`` for a WS2812 chain on GPIO ``pin``: a PIO state machine shifts out each word's low 24 bits
+    (GRB, most significant first) with the pin as side-set. One ``sm.put`` of the whole array per write; the
+    state machine stalls with the pin low when the FIFO runs dry, which is the chain's latch (reset)."""
+    import rp2
+
+    t1, t2, t3 = WS2812_T1, WS2812_T2, WS2812_T3
+
+    # The names inside are PIO assembler instructions, defined by rp2.asm_pio while it runs the function.
+    @rp2.asm_pio(sideset_init=rp2.PIO.OUT_LOW, out_shiftdir=rp2.PIO.SHIFT_LEFT, autopull=True, pull_thresh=24,
+                 fifo_join=rp2.PIO.JOIN_TX)
+    def ws2812():
+        wrap_target()  # noqa: F821
+        label("bit")  # noqa: F821
+        out(x, 1).side(0)[t3 - 1]  # noqa: F821
+        jmp(not_x, "zero").side(1)[t1 - 1]  # noqa: F821
+        jmp("bit").side(1)[t2 - 1]  # noqa: F821
+        label("zero")  # noqa: F821
+        nop().side(0)[t2 - 1]  # noqa: F821
+        wrap()  # noqa: F821
+
+    sm = rp2.StateMachine(sm_id, ws2812, freq=WS2812_PIO_HZ, sideset_base=machine.Pin(pin))
+    sm.active(1)
+
+    def put(words):
+        sm.put(words, 8)  # 24-bit words, shifted to the top of the output shift register
+
+    return put
+
+
+def build(cfg, write, now, boot_id, reset_cause="power", led_put=None):
+    """The Device for this configuration (readers initialised, missing ones noted), and notes to send at start.
+    ``led_put``: how the station lights' words are written (default: the WS2812 PIO program on lights.pin)."""
     import gc
 
     sensing = cfg.get("sensing", "reed")
@@ -157,11 +196,15 @@ def build(cfg, write, now, boot_id, reset_cause="power"):
         for k in range(r["readers"]):
             if chip.init(k) in (0, 0xFF):
                 missing.append(k)
+    lights = None
+    if cfg.get("lights") is not None:
+        lt = cfg["lights"]
+        lights = fd_lights.Lights(lt, cfg["channels"], led_put or ws2812_put(lt["pin"]))
     gc.collect()
     mem = getattr(gc, "mem_free", None)  # MicroPython only: heartbeats then report what the loop allocated
     dev = fd_device.Device(cfg, sensor, write, rfid=chip, boot_id=boot_id, diff=utime.ticks_diff, now=now,
                            clock=utime.ticks_ms, mem=mem, collect=gc.collect if mem else None, reset_cause=reset_cause,
-                           missing=missing)
+                           missing=missing, lights=lights)
     return dev, notes
 
 
@@ -214,9 +257,10 @@ def _ready(poller, ipoll):
     return False
 
 
-def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None):
+def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None, led_put=None):
     """Scan and talk until ``stop()`` is true (on the Pico: forever). ``stream_in`` must be pollable. Output goes
-    to ``write(line)`` if given (tests), else through the non-blocking queue to ``out_stream`` (USB)."""
+    to ``write(line)`` if given (tests), else through the non-blocking queue to ``out_stream`` (USB). ``led_put``:
+    see ``build``."""
     if boot_id is None:
         boot_id = _boot_id()
     poller = select.poll()
@@ -231,7 +275,7 @@ def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None):
         _refuse(problems, out, poller, stop, wdt)
         return
     now = utime.ticks_ms()
-    dev, notes = build(cfg, out.push, now, boot_id, _reset_cause())
+    dev, notes = build(cfg, out.push, now, boot_id, _reset_cause(), led_put)
     if dev is not None and out.stream is not None:
         dev.queued = out.queued
     if dev is None:
@@ -242,6 +286,8 @@ def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None):
         dev.error(code, msg)
     period = cfg.get("scan_period_ms", 5)
     pumping = out.stream is not None
+    one = bytearray(1)
+    inbuf = bytearray(IN_CHUNK)
     due = utime.ticks_ms()
     while stop is None or not stop():
         # Passes run on a fixed schedule; each is stamped with its scheduled start, so debouncing counts whole scan
@@ -250,11 +296,14 @@ def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None):
         due = utime.ticks_add(due, period)
         if wdt is not None:
             wdt.feed()
-        while _ready(poller, ipoll):
-            b = stream_in.read(1)
-            if not b:
+        got = 0
+        while got < IN_CHUNK and _ready(poller, ipoll):
+            if not stream_in.readinto(one):
                 break
-            dev.feed(b)
+            inbuf[got] = one[0]
+            got += 1
+        if got:
+            dev.feed(bytes(inbuf[:got]))  # one call per pass, not one per byte
         dev.tick(start)
         if pumping:
             # the pass's slack goes to USB output (at least OUT_US_PER_PASS): ~70 us a byte, never blocking

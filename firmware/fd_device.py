@@ -9,6 +9,7 @@ change on the board) allocates nothing; tag reads are interleaved with scanning 
 # ruff: noqa: UP031  (%-formatting is deliberate: MicroPython supports it fully, cheaply)
 
 import fd_debounce
+import fd_lights
 import fd_proto
 
 FW_VERSION = "2.0.0"
@@ -139,6 +140,7 @@ def check_config(cfg):
     _int(cfg, "tag_retry_ms", 250, 0, 5000, problems)
     if sensing == "checkin":
         _int(cfg.get("checkin") or {}, "poll_ms", 100, 10, 2000, problems, "checkin.")
+    problems += fd_lights.check(cfg, n if isinstance(n, int) and n > 0 else None)
     return problems
 
 
@@ -154,8 +156,10 @@ class Device:
     """
 
     def __init__(self, cfg, sensor, write, rfid=None, boot_id=0, diff=None, now=0, clock=None, mem=None,
-                 collect=None, reset_cause="power", missing=()):
+                 collect=None, reset_cause="power", missing=(), lights=None):
         self.cfg = cfg
+        self.lights = lights  # fd_lights.Lights, or None when the board has no station lights
+        self.lit_wait = False
         self.sensing = cfg.get("sensing", "reed")
         self.sensor = sensor
         self.rfid = rfid
@@ -232,6 +236,8 @@ class Device:
             caps += ",tags"
         if self.sensing == "checkin":
             caps += ",tap"
+        if self.lights is not None:
+            caps += ",lit"
         self.send(body + " reset=" + self.reset_cause + " caps=" + caps)
 
     def snapshot(self):
@@ -309,8 +315,25 @@ class Device:
             self.config()
         elif cmd == "HB?":
             self.heartbeat(self.last_hb)
+        elif cmd == "LIT":
+            self.lit(body)
         else:
             self.error("unknown", "unknown command " + cmd[:20])
+
+    def lit(self, body):
+        """`LIT all=CODE CODE=CH,CH...`: station colours; shown by the next pass (one chain write per pass)."""
+        if self.lights is None:
+            self.error("garbled", "LIT but config.json has no lights")
+            return
+        try:
+            fields = fd_proto.parse(body)[1]
+        except ValueError:
+            self.error("garbled", "LIT fields are key=value")
+            return
+        why = self.lights.apply(fields)
+        self.lit_wait = True
+        if why is not None:
+            self.error("garbled", "LIT " + why)
 
     # -- scanning -----------------------------------------------------------------------------------------
     def _emit(self, changes):
@@ -387,6 +410,11 @@ class Device:
             self._pad()
         if changes:
             self._emit(changes)
+        if self.lights is not None and self.lights.dirty:
+            if self.lit_wait:
+                self.lit_wait = False  # this pass parsed a LIT (~6 ms): the chain is written (~4 ms) by the next one
+            else:
+                self.lights.show()  # one write of the whole chain, only after a colour changed
         if since_hb >= due:
             self.last_hb = real
             self.heartbeat(now)

@@ -5,6 +5,7 @@ Works on the device (mpremote run firmware/selfcheck.py), under CPython and unde
 
 import fd_debounce
 import fd_device
+import fd_lights
 import fd_mfrc522
 import fd_proto
 import fd_scan
@@ -12,7 +13,7 @@ import fd_scan
 
 def main():
     total = 0
-    for mod in (fd_proto, fd_debounce, fd_scan, fd_mfrc522, fd_device):
+    for mod in (fd_proto, fd_debounce, fd_scan, fd_mfrc522, fd_lights, fd_device):
         n = mod.selfcheck()
         print("selfcheck", mod.__name__, n)
         total += n

@@ -67,6 +67,8 @@ def config_pins(cfg: dict) -> list[int]:
         pins += [r["sck"], r["mosi"], r["miso"]]
         sel = r["select"]
         pins += sel["pins"] if sel["kind"] == "direct" else [*sel["address"], sel["enable"]]
+    if "lights" in cfg:
+        pins.append(cfg["lights"]["pin"])
     return pins
 
 
@@ -247,3 +249,31 @@ def test_firmware_profile_command(tmp_path: Path, capsys) -> None:  # noqa: ANN0
     assert main(["bom", "--profile", str(out)]) == 0 and "check-in pad" in capsys.readouterr().out
     assert main(["firmware", "profile", "siguo", "--build", "reed-gpio"]) == 2
     assert "choose reed-pico" in capsys.readouterr().err
+
+
+# -- station lights ---------------------------------------------------------------------------------------------------
+def test_station_lights_reach_the_config_the_bom_and_the_wiring() -> None:
+    prof = find_profile("stratego-pico")
+    d = design(prof)
+    cfg = firmware_config(d)
+    lt = cfg["lights"]
+    assert (lt["pin"], lt["count"], lt["brightness"]) == (28, 100, 64)
+    assert lt["order"][:12] == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 19, 18]  # the chain snakes back along row 2
+    assert sorted(lt["order"]) == list(range(100))
+    bill = bom.bill_for(prof)
+    rail = next(r for r in d.rails if r.name.startswith("lights"))
+    assert rail.worst_ma == round(100 * 1.0 + 100 * 60 * 64 / 255, 1) and rail.headroom_ok
+    assert bom.qty(bill, "WS2812B") == 100 and bom.qty(bill, "74AHCT125") == 1
+    assert bom.qty(bill, "Electrolytic capacitor 1000 uF") == 1 and bom.qty(bill, rail.supply) == 1
+    assert 0 < bill.lights_cost < bill.total
+    table = wiring.profile_wiring(prof)
+    assert "| station lights: WS2812 data" in table and "| GP28 | 34 |" in table
+    assert "| 10-19 | j2, i2, h2, g2, f2, e2, d2, c2, b2, a2 |" in table
+
+
+def test_a_lights_pin_the_build_already_uses_is_refused_with_the_free_pins() -> None:
+    text = (ROOT / "hardware" / "profiles" / "stratego-pico.yaml").read_text(encoding="utf-8").replace("pin: 28", "pin: 17")
+    with pytest.raises(BuildError, match=r"lights.pin: GP17 already carries matrix_cols in this build; free Pico pins: "
+                                         r"GP26, GP27, GP28"):
+        design(parse_profile(text, "lit.yaml"))
+

@@ -17,6 +17,7 @@ from firmware_standin.harness import (
     fd_board,
     fd_debounce,
     fd_device,
+    fd_lights,
     fd_mfrc522,
     fd_proto,
     fd_scan,
@@ -31,7 +32,7 @@ ROOT = FIRMWARE.parent
 FIRMWARE_FILES = sorted(FIRMWARE.glob("*.py"))
 
 
-@pytest.mark.parametrize("mod", [fd_proto, fd_debounce, fd_scan, fd_mfrc522, fd_device], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("mod", [fd_proto, fd_debounce, fd_scan, fd_mfrc522, fd_lights, fd_device], ids=lambda m: m.__name__)
 def test_selfchecks_pass_under_cpython(mod):
     assert mod.selfcheck() > 0
 
@@ -269,7 +270,7 @@ def test_hardware_free_modules_run_under_real_micropython(tmp_path):
             pytest.fail(why)
         pytest.skip(why)
     modules = {p.name: p.read_text() for p in FIRMWARE_FILES if p.stem in
-               ("fd_proto", "fd_debounce", "fd_scan", "fd_mfrc522", "fd_device", "selfcheck")}
+               ("fd_proto", "fd_debounce", "fd_scan", "fd_mfrc522", "fd_lights", "fd_device", "selfcheck")}
     script = tmp_path / "run.mjs"
     script.write_text(
         "import { loadMicroPython } from " + json.dumps((MPY_WASM / "micropython.mjs").as_uri()) + ";\n"
@@ -284,4 +285,4 @@ def test_hardware_free_modules_run_under_real_micropython(tmp_path):
     proc = subprocess.run([node, str(script)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ALL OK" in proc.stdout, proc.stdout + proc.stderr
-    assert "selfcheck fd_device" in proc.stdout
+    assert "selfcheck fd_device" in proc.stdout and "selfcheck fd_lights" in proc.stdout

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from emulator.chip import FIRMWARE, EmulatedScanner, missing_tools
+from emulator.chip import FIRMWARE, EmulatedScanner, missing_tools, ws2812_frames
 
 from controller.referee.checkin import CheckInBoard
 from controller.referee.session import Session
@@ -192,6 +192,48 @@ def test_reed_matrix_boots_to_hello_within_2_s(reed: EmulatedScanner) -> None:
     assert line.t <= 2000 * MS, f"HELLO after {line.t / MS:.0f} ms emulated"
     assert (f["n"], f["scanner"], f["rows"], f["cols"], f["reset"]) == ("100", "matrix", "10", "10", "power")
     assert kind(reed.wait_line(lambda x: kind(x) == "SNAP").text) == "SNAP"
+
+
+def _leds_after(chip: EmulatedScanner, wait_ms: int) -> list[dict[str, Any]]:
+    """The WS2812 frames the chip put on its lights pin since the last look, once ``wait_ms`` of emulated time
+    has passed (a 100-LED frame takes 3 ms; the chain latches 50 us after it)."""
+    run_until(chip, chip.now() + wait_ms * MS)
+    return ws2812_frames(chip.led_edges(), chip.now())
+
+
+def test_station_lights_show_exactly_the_colours_asked_for_on_the_led_pin(reed: EmulatedScanner) -> None:
+    # The firmware's own PIO program (rp2.asm_pio, rp2.StateMachine) drives GP28; board.mjs runs rp2040js's PIO on
+    # the emulated clock and stamps every level change of the pin; the frames are decoded from those widths.
+    lt = shipped_config()["lights"]
+    order, level = lt["order"], lt["brightness"]
+    assert "lit" in fields(hello(reed).text)["caps"].split(",")
+    quiet(reed)
+    boot = _leds_after(reed, 1)
+    assert [f["leds"] for f in boot] == [[(0, 0, 0)] * 100]  # at start: all off, whatever a previous run left lit
+    reed.stats(reset=True)
+    reed.send("LIT all=k w=0 c=55 m=99,37")
+    frames = _leds_after(reed, 25)
+    assert len(frames) == 1, [len(f["leds"]) for f in frames]
+    colour = {0: (level, level, level), 55: (0, level, level), 99: (level, 0, level), 37: (level, 0, level)}
+    assert frames[0]["leds"] == [colour.get(ch, (0, 0, 0)) for ch in order]
+    f = frames[0]
+    assert 350 <= f["high0"][0] <= f["high0"][1] <= 400 and 700 <= f["high1"][0] <= f["high1"][1] <= 800, f
+    assert 2900 * 1000 <= f["end"] - f["start"] <= 3100 * 1000, f"a 100-LED frame took {(f['end'] - f['start']) / 1000} us"
+    # the scan keeps its schedule: the pass that parses the command (~2 ms here) and the one that writes the chain
+    # (one sm.put: 3 ms for 100 LEDs) run long, the passes after them catch up
+    times = reed.stats()["scan_times"]
+    gaps = [(b - a) / MS for a, b in zip(times, times[1:], strict=False)]
+    assert len(gaps) > 3 and max(gaps) <= 15, f"the scan waited {max(gaps):.1f} ms while the chain was written"
+    assert statistics.fmean(gaps) <= 5.3, f"mean scan period {statistics.fmean(gaps):.2f} ms around a LIT, configured 5"
+    # a bad command changes nothing and says what was wrong; clearing turns every LED off
+    mark = reed.mark()
+    reed.send("LIT g=100")
+    err = reed.wait_line(lambda x: kind(x) == "ERR", since=mark)
+    assert fields(err.text)["code"] == "garbled" and "channel_100_is_past" in fields(err.text)["msg"]
+    reed.send("LIT all=k")
+    frames = _leds_after(reed, 25)
+    assert [fr["leds"] for fr in frames] == [[(0, 0, 0)] * 100]
+    assert frames[0]["start"] - f["end"] > 50_000  # the chain latched the earlier frame before this one began
 
 
 def test_reed_changes_are_reported_within_settle_plus_one_scan(reed: EmulatedScanner) -> None:

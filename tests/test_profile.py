@@ -369,3 +369,48 @@ def test_unreadable_file_and_bad_yaml(tmp_path):
         load_profile(tmp_path / "missing.yaml")
     rejects(tmp_path, "game: [luzhanqi\n", "line 2, column 1", "valid YAML")
     rejects(tmp_path, "- 1\n- 2\n", "(top level)", "a mapping")
+
+
+# -- station lights ---------------------------------------------------------------------------------------------------
+def test_ws2812_lights_load_with_a_chain_of_rows_and_default_to_the_stations(tmp_path):
+    doc = scanner_doc()
+    doc["lights"] = {"kind": "ws2812", "pin": 28, "chain": [list(LUZHANQI[:5]), [None, *LUZHANQI[5:]]]}
+    lt = load_profile(write(tmp_path, doc)).lights
+    assert (lt.kind, lt.pin, lt.brightness, lt.count) == ("ws2812", 28, 64, 61)
+    assert lt.chain[:6] == (*LUZHANQI[:5], None)
+    doc["lights"] = {"kind": "ws2812", "pin": 27, "brightness": 20}
+    lt = load_profile(write(tmp_path, doc)).lights
+    assert lt.chain == LUZHANQI and lt.brightness == 20
+    assert load_profile(write(tmp_path, scanner_doc())).lights is None  # optional
+
+
+def test_gpio_lights_load_on_a_pi_matrix(tmp_path):
+    doc = matrix_doc()
+    doc["lights"] = {"kind": "gpio", "pins": {"A0": 2, "A1": 3}}
+    lt = load_profile(write(tmp_path, doc)).lights
+    assert lt.pins == {"A0": 2, "A1": 3} and lt.count == 2
+
+
+@pytest.mark.parametrize(
+    ("doc", "lights", "where", "expected"),
+    [
+        (scanner_doc, {"kind": "laser"}, "lights.kind", "ws2812, gpio"),
+        (scanner_doc, {"kind": "ws2812"}, "lights.pin", "required key is missing"),
+        (scanner_doc, {"kind": "ws2812", "pin": 24}, "lights.pin", "edge pins"),
+        (scanner_doc, {"kind": "ws2812", "pin": 28, "brightness": 0}, "lights.brightness", "from 1 to 255"),
+        (scanner_doc, {"kind": "ws2812", "pin": 28, "chain": ["A0", "A0"]}, "lights.chain[1]", "already LED 0"),
+        (scanner_doc, {"kind": "ws2812", "pin": 28, "chain": [["A0"], ["Z9"]]}, "lights.chain[1][0]", "'Z9'"),
+        (scanner_doc, {"kind": "ws2812", "pin": 28, "pins": {"A0": 5}}, "lights.pins", "no per-station pins"),
+        (scanner_doc, {"kind": "ws2812", "pin": 28, "color": "red"}, "lights.color", "unknown key"),
+        (matrix_doc, {"kind": "ws2812", "pin": 28}, "lights.kind", "no scanner"),
+        (matrix_doc, {"kind": "gpio", "pins": {"A0": 4}}, "lights.pins.A0", "already used at pins.rows"),
+        (matrix_doc, {"kind": "gpio", "pins": {"A0": 2, "A1": 2}}, "lights.pins.A1", "already used at lights.pins.A0"),
+        (matrix_doc, {"kind": "gpio", "pins": {"Q1": 2}}, "lights.pins.Q1", "no station 'Q1'"),
+        (matrix_doc, {"kind": "gpio", "pins": {}}, "lights.pins", "at least one station"),
+        (matrix_doc, {"kind": "gpio", "pins": {"A0": 2}, "brightness": 9}, "lights.brightness", "resistor sets it"),
+    ],
+)
+def test_malformed_lights_are_refused_with_the_file_and_field(tmp_path, doc, lights, where, expected):
+    d = doc()
+    d["lights"] = lights
+    rejects(tmp_path, d, where, expected)

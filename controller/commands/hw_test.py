@@ -1,7 +1,9 @@
 """`facedown hw-test`: a live station check for bring-up and club maintenance, on any sensing backend.
 
 A magnet goes on each station in turn; ``analyse`` (pure) then names dead, stuck and flickering stations and
-wrong channel mappings (the magnet showed up at another station than the one asked for).
+wrong channel mappings (the magnet showed up at another station than the one asked for). On a board with station
+lights the light under the station asked for shows the way (as the computer's ``to``): a light elsewhere, or none,
+means the chain order or that LED is wrong.
 """
 
 from __future__ import annotations
@@ -101,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
         board = SerialScannerBoard(prof.stations, prof.channels, port=args.port or (sc.port if sc else None),
                                    vid=sc.usb_vid if sc else None, pid=sc.usb_pid if sc else None)
     stations = args.stations.split(",") if args.stations else list(prof.stations)
+    from controller.lights import lights_driver
+
+    lights = lights_driver(prof, board)
     q: queue.Queue = queue.Queue()
     t = threading.Thread(target=board.run, args=(q.put,), daemon=True)
     t.start()
@@ -117,7 +122,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"occupied with the board empty: {', '.join(sorted(baseline.occupied))}")
         steps = []
         for s in stations:
-            print(f"put the magnet on {s}, then lift it")
+            if lights is not None:
+                lights.show({s: "to"})
+            print(f"put the magnet on {s}, then lift it" + (" (its light is on: is it the right one?)" if lights else ""))
             snaps: list[Snapshot] = []
             end = time.monotonic() + args.step_timeout
             while time.monotonic() < end:
@@ -133,6 +140,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("interrupted; judging the stations done so far")
     finally:
+        if lights is not None:
+            lights.show({})
+            lights.close()
         board.stop()
     rep = analyse(list(prof.stations), baseline, steps)
     for line in rep.lines():

@@ -228,6 +228,9 @@ def run(args: argparse.Namespace) -> int:
     if args.setup and args.board == "sim":
         for station in table.session.expected_board():
             board.place(station)
+    from controller.lights import station_lights
+
+    lights = station_lights(table.session, profile, board)  # before the computer seats: it follows their instructions
     computers = computer_seats(table, args.seat)
     demo = None
     if args.demo or args.demo_side:
@@ -293,6 +296,8 @@ def run(args: argparse.Namespace) -> int:
             bus.stop()
         for seat in computers:
             seat.close()
+        if lights is not None:
+            lights.close()
         table.stop()
     return 0
 

@@ -70,10 +70,16 @@ class Bill:
     pieces: int
     lines: tuple[Line, ...]
     design: Design
+    lights_from: int = -1  # index of the first station-lights line (-1: the board has no station lights)
 
     @property
     def total(self) -> float:
         return round(sum(line.cost for line in self.lines), 2)
+
+    @property
+    def lights_cost(self) -> float:
+        """What the optional station lights add to the total."""
+        return round(sum(line.cost for line in self.lines[self.lights_from:]), 2) if self.lights_from >= 0 else 0.0
 
 
 def qty(bill: Bill, start: str) -> int:
@@ -189,9 +195,27 @@ def bill_for(profile: Any) -> Bill:
             elif rail.name.startswith("readers 5"):
                 add(rail.supply, "board", {3000: 10.00, 5000: 15.00, 10000: 25.00}[int(rail.supply_ma)], 1)
         add("DC barrel jack socket, 5.5 x 2.1 mm, panel mount (the readers' supply)", "board", 1.00, 1)
+    lt = profile.lights
+    lights_from = len(lines) if lt is not None else -1
+    if lt is not None and lt.kind == "ws2812":
+        add("WS2812B addressable RGB LED, 5 mm through-hole or 5050 on a strip cut per station (one per LED of the chain)",
+            "LED", 0.25, lt.count)
+        add("Capacitor 100 nF ceramic (one per WS2812B)", "LED", 0.05, lt.count)
+        add("74AHCT125 quad buffer, DIP-14 (the Pico's 3.3 V data up to 5 V for the chain)", "board", 0.70, 1)
+        add("Resistor 330 ohm, 1/4 W (in series with the chain's data input, at the first LED)", "board", 0.10, 1)
+        add("Electrolytic capacitor 1000 uF 10 V (across the chain's 5 V and ground, at the first LED)", "board", 0.40, 1)
+        add("Ribbon cable, 3-way, metres (5 V, GND, data from LED to LED)", "LED", 1.00, math.ceil(lt.count * 0.06))
+        add("Power wire, red and black, 0.75 mm2 (18 AWG), metres (the chain's 5 V in at both ends)", "board", 0.60, 2)
+        rail = next(r for r in d.rails if r.name.startswith("lights"))
+        add(rail.supply, "board", {2000: 7.00, 3000: 10.00, 5000: 15.00, 10000: 25.00}[int(rail.supply_ma)], 1)
+        add("DC barrel jack socket, 5.5 x 2.1 mm, panel mount (the lights' supply)", "board", 1.00, 1)
+    elif lt is not None:
+        add("LED, 3 mm (one per station with a light)", "LED", 0.15, lt.count)
+        add("Resistor 330 ohm, 1/4 W (one per station LED)", "LED", 0.10, lt.count)
+        add("Female-female jumper wire, 20 cm (one per station LED)", "LED", 0.10, lt.count)
     built = tuple(Line(part, int(count)) for part, count in lines)
     return Bill(game=game.id, build=d.build, profile=profile.id, stations=n, matrix=d.pi_matrix or d.pico_matrix,
-                pieces=pieces, lines=built, design=d)
+                pieces=pieces, lines=built, design=d, lights_from=lights_from)
 
 
 def bill_of_materials(game_id: str, build: str) -> Bill:

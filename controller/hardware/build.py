@@ -65,6 +65,10 @@ PICO_MA, PICO_MAX_MA = 25.0, 50.0
 PI_MA, PI_MAX_MA = 700.0, 1300.0
 #: A closed reed pulls its 10 kOhm pull-up to ground: 0.33 mA each.
 PULLUP_OHMS = 10_000
+#: A WS2812B at full white draws 60 mA (20 mA per colour); dark, about 1 mA (its driver).
+WS2812_MA, WS2812_IDLE_MA = 60.0, 1.0
+#: Station lights lit at once in play: the computer's move (from, to) and a couple of fix-up stations.
+LIGHTS_TYPICAL_LIT = 4
 #: Supplies are chosen so the worst case uses at most this share of their rating.
 SUPPLY_HEADROOM = 0.8
 #: A buck converter's efficiency, to carry the 3.3 V readers' current back to the 5 V supply.
@@ -199,6 +203,14 @@ def design(profile: Any, module: ReaderModule = RC522) -> Design:
     need = required_pitch(game, module) if per_station else None
     pitch = build_pitch(game, module) if per_station else 40.0
     pico = _pico_pins(profile, build, pico_matrix, chips, decoder, readers) if sc is not None else {}
+    lt = profile.lights
+    if lt is not None and lt.kind == "ws2812":
+        used = {g: sig for sig, v in pico.items() for g in (v if isinstance(v, list) else [v])}
+        if lt.pin in used:
+            free = [g for g in PICO_POOL if g not in used]
+            raise BuildError(f"{profile.file}: lights.pin: GP{lt.pin} already carries {used[lt.pin]} in this build; "
+                             f"free Pico pins: {', '.join(f'GP{g}' for g in free) or 'none'}")
+        pico["lights"] = lt.pin
     d = Design(profile=profile, build=build, stations=n, channels=sc.channel_count if sc else n, pi_matrix=pi_matrix,
                pico_matrix=pico_matrix, chips_165=chips, readers=readers, decoder=decoder,
                module=module if readers else None, pitch=pitch, required_pitch=need, pico=pico)
@@ -238,6 +250,10 @@ _PI_SUPPLY = ((3000, "Raspberry Pi USB-C power supply, 5.1 V 3 A"),)
 _SUPPLIES_5V = ((3000, "Power supply 5 V 3 A with barrel jack (for the readers)"),
                 (5000, "Power supply 5 V 5 A with barrel jack (for the readers)"),
                 (10000, "Power supply 5 V 10 A, enclosed, screw terminals (for the readers)"))
+_LIGHT_SUPPLIES = ((2000, "Power supply 5 V 2 A with barrel jack (for the station lights)"),
+                   (3000, "Power supply 5 V 3 A with barrel jack (for the station lights)"),
+                   (5000, "Power supply 5 V 5 A with barrel jack (for the station lights)"),
+                   (10000, "Power supply 5 V 10 A, enclosed, screw terminals (for the station lights)"))
 _BUCKS = ((3000, "Buck converter module 5 V to 3.3 V, 3 A (powers the readers)"),
           (5000, "Buck converter module 5 V to 3.3 V, 5 A (powers the readers)"),
           (10000, "Buck converter module 5 V to 3.3 V, 10 A (powers the readers)"))
@@ -297,12 +313,26 @@ def power_budget(d: Design) -> tuple[Rail, ...]:
                  r.worst_ma * 3.3 / 5 / BUCK_EFFICIENCY)]
         supply, rating = _pick(_SUPPLIES_5V, into[0][2], "the readers' 5 V supply")
         rails.append(_rail("readers 5 V (their own supply)", 5.0, into, supply, rating))
+    lt = d.profile.lights
+    if lt is not None and lt.kind == "ws2812":
+        rails.append(lights_rail(lt.count, lt.brightness))
     five = [("Raspberry Pi 4 (referee and web page)", PI_MA, PI_MAX_MA)]
     if pico:
         five.append(("the Pico's 3.3 V rail, by USB from the Pi (counted mA for mA)", sum(p[1] for p in pico), sum(p[2] for p in pico)))
     supply, rating = _pick(_PI_SUPPLY, sum(p[2] for p in five), "the Pi's supply")
     rails.insert(0, _rail("Pi 5 V", 5.0, five, supply, rating))
     return tuple(rails)
+
+
+def lights_rail(count: int, brightness: int) -> Rail:
+    """The WS2812 chain's own 5 V supply: sized for every LED white at the brightness cap (count x 60 mA x cap / 255),
+    whatever the host asks, so no colour the firmware can show overloads it."""
+    share = brightness / 255
+    parts = [(f"{count} x WS2812B dark (driver)", count * WS2812_IDLE_MA, count * WS2812_IDLE_MA),
+             (f"LEDs lit, capped at brightness {brightness}/255 (typical {LIGHTS_TYPICAL_LIT} white, worst all white)",
+              min(count, LIGHTS_TYPICAL_LIT) * WS2812_MA * share, count * WS2812_MA * share)]
+    supply, rating = _pick(_LIGHT_SUPPLIES, sum(p[2] for p in parts), "the station lights' 5 V supply")
+    return _rail("lights 5 V (their own supply)", 5.0, parts, supply, rating)
 
 
 # ---------------------------------------------------------------------------------------------------- firmware
@@ -338,6 +368,10 @@ def firmware_config(d: Design) -> dict[str, Any]:
         cfg["rfid"] = rfid
     if d.build == "reed-pico-pad":
         cfg["checkin"] = {"poll_ms": CHECKIN_POLL_MS}
+    lt = p.lights
+    if lt is not None and lt.kind == "ws2812":
+        cfg["lights"] = {"pin": lt.pin, "count": lt.count, "order": [-1 if s is None else p.channels[s] for s in lt.chain],
+                         "brightness": lt.brightness}
     return cfg
 
 

@@ -81,6 +81,7 @@ def profile_wiring(profile: Any) -> str:
                 f"`facedown firmware flash {profile.id}` writes its config: {_summary(d)}.", "",
                 "The Pico's pins:", "", pico_wiring(cfg).rstrip("\n")]
         out += ["", *_station_tables(d, cfg)]
+    out += _lights_tables(profile, d)
     out += ["", "Buzzer, LEDs and ground on the Pi:", "", "| part | BCM | header pin |", "|---|---|---|"]
     if profile.pins.buzzer is not None:
         out.append(f"| buzzer + | GPIO{profile.pins.buzzer} | {header_pin(profile.pins.buzzer)} |")
@@ -88,6 +89,30 @@ def profile_wiring(profile: Any) -> str:
         out.append(f"| LED {name} (through 330 Ω) | GPIO{pin} | {header_pin(pin)} |")
     out.append(f"| ground (buzzer −, LED cathodes) | - | {', '.join(str(p) for p in PI_GROUND_PINS)} |")
     return "\n".join(out) + "\n"
+
+
+def _lights_tables(profile: Any, d: Any) -> list[str]:
+    """How the station lights are wired: the WS2812 chain's order and power, or each station LED's Pi pin."""
+    lt = profile.lights
+    if lt is None:
+        return []
+    if lt.kind == "gpio":
+        out = ["", "Station lights: one LED per station, anode through 330 Ω to its pin, cathode to ground:", "",
+               "| station | BCM | header pin |", "|---|---|---|"]
+        out += [f"| {st} | GPIO{pin} | {header_pin(pin)} |" for st, pin in lt.pins.items()]
+        return out
+    rail = next(r for r in d.rails if r.name.startswith("lights"))
+    out = ["", f"Station lights: a chain of {lt.count} WS2812B LEDs, one under each station, brightness capped at "
+           f"{lt.brightness}/255 (worst case {rail.worst_ma:,.0f} mA, all white). Data: Pico GP{lt.pin} -> 74AHCT125 "
+           "(1A in, 1OE to ground, VCC 5 V; 3.3 V in is a valid high for the AHCT part) -> 1Y -> 330 Ω -> DIN of LED 0; "
+           "each LED's DOUT to the next one's DIN. Power: " + rail.supply + ", its 5 V and ground to both ends of the chain, "
+           "1000 µF across them at LED 0, 100 nF at each LED; its ground joined to the Pico's ground. Never power the "
+           "chain from the Pi or the Pico.", "", "LEDs in chain order (LED k's station):", "",
+           "| LEDs | stations |", "|---|---|"]
+    for k in range(0, lt.count, 10):
+        part = lt.chain[k:k + 10]
+        out.append(f"| {k}-{k + len(part) - 1} | " + ", ".join(st or "(none)" for st in part) + " |")
+    return out
 
 
 def _summary(d: Any) -> str:
@@ -180,6 +205,9 @@ def pico_wiring(config: Mapping[str, Any]) -> str:
             rows.append(("decoder enable (low = the addressed reader selected)", "rfid", sel["enable"]))
         elif "cs" in r:
             rows += [(f"MFRC522 SDA (chip select) of reader {k}", "rfid", gp) for k, gp in enumerate(r["cs"])]
+    lt = config.get("lights")
+    if lt:
+        rows.append(("station lights: WS2812 data, through the 74AHCT125 and 330 Ω to the first LED's DIN", "lights", lt["pin"]))
     out = ["| signal | used by | Pico GP | Pico pin |", "|---|---|---|---|"]
     out += [f"| {what} | {used} | GP{gp} | {pico_pin(gp)} |" for what, used, gp in rows]
     out.append(f"| ground | all | - | {', '.join(str(p) for p in PICO_GROUND_PINS)} |")

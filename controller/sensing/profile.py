@@ -78,6 +78,30 @@ class Scanner:
     matrix: tuple[int, int] | None = None
 
 
+#: Station lights: a WS2812 chain on the Pico scanner, or one LED per station on the Pi's GPIO (small boards).
+LIGHT_KINDS = ("ws2812", "gpio")
+#: The Pico's GPIOs a WS2812 chain may take (its edge pins; the build checks it is free, controller/hardware/build.py).
+PICO_GPIO = (*range(0, 23), 26, 27, 28)
+MAX_CHAIN = 512
+DEFAULT_BRIGHTNESS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Lights:
+    """Station lights (docs/profiles.md): ``ws2812``: a chain on the scanner's ``pin`` whose LEDs show ``chain``'s
+    stations in order (None: an LED at no station); ``gpio``: an LED per station on a Pi pin (``pins``)."""
+
+    kind: str
+    brightness: int = DEFAULT_BRIGHTNESS
+    pin: int | None = None
+    chain: tuple[str | None, ...] = ()
+    pins: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def count(self) -> int:
+        return len(self.chain) if self.kind == "ws2812" else len(self.pins)
+
+
 @dataclass(frozen=True, slots=True)
 class Profile:
     """One physical board build: the game it is for, how it senses pieces, and which channel each station is on."""
@@ -92,6 +116,7 @@ class Profile:
     file: str
     name: str = ""
     description: str = ""
+    lights: Lights | None = None
 
     @property
     def id(self) -> str:
@@ -160,7 +185,8 @@ def _build(r: _Reader, doc: Any) -> Profile:
     top = r.mapping(
         doc,
         "",
-        allowed={"format", "name", "description", "game", "sensing", "pins", "channels", "scan_period_ms", "settle_ms", "scanner"},
+        allowed={"format", "name", "description", "game", "sensing", "pins", "channels", "scan_period_ms", "settle_ms", "scanner",
+                 "lights"},
         required={"format", "game", "sensing", "channels"},
     )
     if top["format"] != FORMAT_VERSION:
@@ -183,10 +209,77 @@ def _build(r: _Reader, doc: Any) -> Profile:
         raise r.fail("settle_ms", f"expected at least scan_period_ms ({scan_period_ms}) so a station is read twice before it settles, got {settle_ms}")
 
     channels = _channels(r, top["channels"], stations, top["game"], pins, scanner)
+    lights = _lights(r, top["lights"], stations, scanner, pins) if top.get("lights") is not None else None
     return Profile(
         game=top["game"], sensing=sensing, channels=channels, pins=pins, scan_period_ms=scan_period_ms,
-        settle_ms=settle_ms, scanner=scanner, file=r.file, name=name, description=description,
+        settle_ms=settle_ms, scanner=scanner, file=r.file, name=name, description=description, lights=lights,
     )
+
+
+def _lights(r: _Reader, raw: Any, stations: tuple[str, ...], scanner: Scanner | None, pins: Pins) -> Lights:
+    where = "lights"
+    lt = r.mapping(raw, where, allowed={"kind", "pin", "brightness", "chain", "pins"}, required={"kind"})
+    kind = r.one_of(lt["kind"], f"{where}.kind", LIGHT_KINDS, "a kind of station lights")
+    brightness = r.integer(lt.get("brightness", DEFAULT_BRIGHTNESS), f"{where}.brightness", low=1, high=255,
+                           what="a brightness cap (255 = full)")
+    known = set(stations)
+    if kind == "ws2812":
+        if scanner is None:
+            raise r.fail(f"{where}.kind", "expected gpio: a WS2812 chain is driven by the Pico scanner, and this build has "
+                                          "no scanner: section")
+        if "pins" in lt:
+            raise r.fail(f"{where}.pins", "expected no per-station pins on a WS2812 chain (give chain:); remove this key")
+        if "pin" not in lt:
+            raise r.fail(f"{where}.pin", "required key is missing (the Pico GPIO driving the chain's data input)")
+        pin = r.integer(lt["pin"], f"{where}.pin", low=0, high=28, what="a Pico GPIO number")
+        if pin not in PICO_GPIO:
+            raise r.fail(f"{where}.pin", f"expected a Pico GPIO on its edge pins (0-22, 26-28), got {pin}")
+        raw_chain = lt.get("chain")
+        if raw_chain is None:
+            chain: tuple[str | None, ...] = stations
+        else:
+            flat: list[tuple[str, Any]] = []  # (where, station): a flat list, or a list of rows (lists) of LEDs
+            for i, item in enumerate(r.seq(raw_chain, f"{where}.chain", nonempty=True)):
+                if isinstance(item, list):
+                    flat += [(f"{where}.chain[{i}][{j}]", st) for j, st in enumerate(item)]
+                else:
+                    flat.append((f"{where}.chain[{i}]", item))
+            if len(flat) > MAX_CHAIN:
+                raise r.fail(f"{where}.chain", f"expected at most {MAX_CHAIN} LEDs, got {len(flat)}")
+            seq = [st for _, st in flat]
+            seen: dict[str, int] = {}
+            for i, (at, st) in enumerate(flat):
+                if st is None:
+                    continue
+                if not isinstance(st, str) or st not in known:
+                    raise r.fail(at, f"expected a station of the game or null (an LED at no station), got {st!r}")
+                if st in seen:
+                    raise r.fail(at, f"expected each station once; {st} is already LED {seen[st]}")
+                seen[st] = i
+            chain = tuple(seq)
+        return Lights(kind=kind, brightness=brightness, pin=pin, chain=chain)
+    for key in ("pin", "chain"):
+        if key in lt:
+            raise r.fail(f"{where}.{key}", "expected pins: {station: BCM pin} for GPIO lights; remove this key")
+    if "brightness" in lt:
+        raise r.fail(f"{where}.brightness", "expected no brightness on GPIO LEDs (each LED's resistor sets it); remove this key")
+    taken = {p: "pins.rows" for p in pins.rows} | {p: "pins.columns" for p in pins.columns}
+    taken |= {pins.buzzer: "pins.buzzer"} if pins.buzzer is not None else {}
+    taken |= {p: f"pins.leds.{n}" for n, p in pins.leds.items()}
+    given = r.mapping(lt.get("pins"), f"{where}.pins")
+    if not given:
+        raise r.fail(f"{where}.pins", "expected at least one station: BCM pin")
+    out: dict[str, int] = {}
+    for st, value in given.items():
+        at = _join(f"{where}.pins", st)
+        if st not in known:
+            raise r.fail(at, f"expected a station of the game; it has no station {st!r}")
+        pin = r.pin(value, at)
+        if pin in taken:
+            raise r.fail(at, f"expected each GPIO pin used once; GPIO{pin} is already used at {taken[pin]}")
+        taken[pin] = at
+        out[st] = pin
+    return Lights(kind=kind, brightness=brightness, pins=out)
 
 
 def _game_stations(r: _Reader, game: Any) -> tuple[str, ...]:

@@ -2,7 +2,7 @@
 // LittleFS image, and the world around the chip: reed switches in a diode matrix or on a 74HC165 chain, MFRC522
 // readers behind a decoder (or direct chip selects) with their register set, timer and ISO 14443A tags, and the USB
 // host. Driven by tests/emulator/chip.py over stdin/stdout, one JSON object per line:
-//   in:  {"id", "op": "rx"|"steps"|"tags"|"stall"|"hang"|"stats"|"time"|"quit", ...}
+//   in:  {"id", "op": "rx"|"steps"|"tags"|"stall"|"hang"|"stats"|"leds"|"time"|"quit", ...}
 //   out: {"ev": "serial", "t", "hex"} (device -> host bytes), {"ev": "reply", "id", "t", ...}, {"ev": "connected"|"reset", "t"}
 // Every "t" is emulated nanoseconds since the first power-on (a watchdog reset keeps counting).
 import fs from 'fs';
@@ -406,6 +406,110 @@ function wireRfid(r) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// PIO on the emulated clock, and the station lights' data pin
+// rp2040js 1.4.1 steps its PIO 1000 instructions per wall-clock macrotask (setTimeout), unrelated to the emulated
+// clock: the clock divider is ignored and an instruction's delay cycles are only added to a counter, so a pin driven
+// by PIO changes at emulated times that mean nothing. Here the CPU loop runs the state machines instead: a machine
+// executes its next instruction when the system clock reaches the cycle it is due (its own cycles, delays included,
+// times its clock divider), and a machine stalled on an empty TX FIFO is parked until the CPU writes the FIFO. Pin
+// changes are stamped with the cycle the instruction was due, so a WS2812 waveform has its real widths.
+const CPU_NS = 8; // 125 MHz, as rp2040js's Simulator
+let sysCycles = 0; // system clock cycles since the first power-on
+let pioNext = Infinity; // the earliest cycle a state machine is due
+let pioLag = 0; // cycles between the instruction's due time and now, while its pin changes are delivered
+const ledEdges = []; // [emulated ns, level] of the lights' data pin
+let ledLevel = 0;
+
+const smDiv = (sm) => (sm.clockDivInt || 65536) + sm.clockDivFrac / 256;
+const txStalled = (sm) => sm.waiting && (sm.waitType === 3 || sm.waitType === 5) && sm.txFIFO.empty;
+
+function pioSchedule() {
+  pioNext = Infinity;
+  for (const pio of mcu.pio) {
+    if (pio.stopped) continue;
+    for (const sm of pio.machines) {
+      if (!sm.enabled || sm.parked) continue;
+      if (sm.due === undefined) sm.due = sysCycles;
+      if (sm.due < pioNext) pioNext = sm.due;
+    }
+  }
+}
+
+function pioTick() {
+  for (const pio of mcu.pio) {
+    if (pio.stopped) continue;
+    for (const sm of pio.machines) {
+      if (!sm.enabled || sm.parked) continue;
+      if (sm.due === undefined) sm.due = sysCycles;
+      while (sm.due <= sysCycles) {
+        const before = sm.cycles;
+        const at = sm.due;
+        sm.step();
+        sm.due += Math.max(1, sm.cycles - before) * smDiv(sm);
+        pioLag = sysCycles - at;
+        pio.checkChangedPins();
+        pioLag = 0;
+        if (txStalled(sm)) {
+          sm.parked = true; // nothing to do until the CPU writes the FIFO (the pin holds its side-set level)
+          break;
+        }
+      }
+    }
+  }
+  pioSchedule();
+}
+
+function clockPio() {
+  for (const pio of mcu.pio) {
+    pio.run = () => {
+      pioNext = sysCycles; // enabled by a CTRL write: runs from the next instruction on
+    };
+    for (const sm of pio.machines) {
+      const write = sm.writeFIFO.bind(sm);
+      sm.writeFIFO = (value) => {
+        const before = sm.cycles;
+        write(value); // may end the stall at once (rp2040js pulls the word and finishes the OUT)
+        if (sm.parked && !txStalled(sm)) {
+          sm.parked = false;
+          sm.due = sysCycles + Math.max(1, sm.cycles - before) * smDiv(sm);
+          if (sm.due < pioNext) pioNext = sm.due;
+        }
+      };
+    }
+  }
+  sim.execute = function execute() {
+    const core = mcu.core;
+    const clock = sim.clock;
+    sim.executeTimer = null;
+    sim.stopped = false;
+    for (let i = 0; i < 1000000 && !sim.stopped; i++) {
+      if (core.waiting) {
+        let ns = clock.nanosToNextAlarm;
+        if (pioNext !== Infinity) ns = Math.min(ns, Math.max(CPU_NS, (pioNext - sysCycles) * CPU_NS));
+        clock.tick(ns);
+        sysCycles += ns / CPU_NS;
+        i += ns / CPU_NS;
+      } else {
+        const cycles = core.executeInstruction();
+        clock.tick(cycles * CPU_NS);
+        sysCycles += cycles;
+      }
+      if (sysCycles >= pioNext) pioTick();
+    }
+    if (!sim.stopped) sim.executeTimer = setTimeout(() => sim.execute(), 0);
+  };
+}
+
+function watchLights(lt) {
+  const pin = mcu.gpio[lt.pin];
+  pin.addListener(() => {
+    const v = pin.outputEnable && pin.outputValue ? 1 : 0;
+    if (v !== ledLevel) ledEdges.push([now() - pioLag * CPU_NS, v]);
+    ledLevel = v;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // The chip and its USB host
 function loadFlash() {
   let blocks = 0;
@@ -461,6 +565,9 @@ function powerOn(reason) {
     recomputeReeds = cfg.scanner === 'matrix' ? wireMatrix(cfg.matrix) : wireShiftRegister(cfg.shift_register);
   }
   if (cfg.rfid && ['rfid', 'hybrid', 'checkin'].includes(cfg.sensing)) wireRfid(cfg.rfid);
+  pioNext = Infinity;
+  clockPio();
+  if (cfg.lights) watchLights(cfg.lights);
   cdc = new USBCDC(mcu.usbCtrl);
   const usb = mcu.usbCtrl;
   const ready = usb.indicateBufferReady.bind(usb);
@@ -585,6 +692,10 @@ rl.on('line', (line) => {
         field_ns: stats.fieldNanos, fields_on: fieldsOn, resets: stats.resets, transceives: stats.reads });
       break;
     }
+    case 'leds':
+      // the lights' data pin since the last call: [[ns, level], ...] (levels alternate, the first is a rise)
+      reply(id, { edges: ledEdges.splice(0) });
+      break;
     case 'time':
       reply(id, {});
       break;

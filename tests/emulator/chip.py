@@ -297,6 +297,10 @@ class EmulatedScanner:
         """The SPI bus stops finishing transfers: the scan loop hangs until the watchdog resets the chip."""
         return int(self.request("hang")["t"])
 
+    def led_edges(self) -> list[tuple[int, int]]:
+        """The station lights' data pin since the last call: (emulated ns, level) at every change."""
+        return [(int(t), int(v)) for t, v in self.request("leds")["edges"]]
+
     def stats(self, reset: bool = False) -> dict[str, Any]:
         return self.request("stats", reset=reset)
 
@@ -339,3 +343,72 @@ class EmulatedScanner:
         """Index of the next line: pass as ``since`` to wait for lines after now."""
         with self._cv:
             return len(self.lines)
+
+
+# -- WS2812 ---------------------------------------------------------------------------------------------------------
+#: WS2812B timing (datasheet, with its tolerances): a 0 is high 220-380 ns (up to 550 with the older part's
+#: +-150 ns), a 1 high 580-1000 ns; a bit is about 1.25 us; the chain latches after the line is low for > 50 us
+#: (280 us for newer parts, so the firmware never sends two frames closer than that).
+T0H_NS = (200, 550)
+T1H_NS = (580, 1000)
+BIT_MAX_NS = 5000  # a low longer than this inside a frame is a broken stream, not a bit
+RESET_NS = 50_000
+
+
+class WS2812Error(AssertionError):
+    pass
+
+
+def ws2812_frames(edges: list[tuple[int, int]], now_ns: int) -> list[dict[str, Any]]:
+    """Decode a WS2812 data line from its level changes [(ns, level)] into frames: each frame is
+    ``{"start", "end", "leds": [(r, g, b), ...], "high0", "high1", "gap"}`` (the widths seen, ns; ``gap``: the low
+    before the frame). A frame ends when the line stays low > 50 us (the latch); the last one only if it has by
+    ``now_ns``. Raises WS2812Error on a pulse that is neither a 0 nor a 1, a stray low inside a frame, or a frame
+    that is not whole 24-bit words."""
+    frames: list[dict[str, Any]] = []
+    bits: list[int] = []
+    high0: list[int] = []
+    high1: list[int] = []
+    start = last_fall = None
+    gap = None
+    i = 0
+    if edges and edges[0][1] == 0:
+        i = 1  # the line was high when watching began: skip to its first rise
+    prev_fall = None
+
+    def close(end: int) -> None:
+        if len(bits) % 24:
+            raise WS2812Error(f"frame at {start} ns has {len(bits)} bits, not whole GRB words")
+        leds = []
+        for k in range(0, len(bits), 24):
+            v = int("".join(map(str, bits[k:k + 24])), 2)
+            leds.append(((v >> 8) & 255, (v >> 16) & 255, v & 255))
+        frames.append({"start": start, "end": end, "leds": leds, "high0": (min(high0, default=0), max(high0, default=0)),
+                       "high1": (min(high1, default=0), max(high1, default=0)), "gap": gap})
+
+    while i + 1 < len(edges):
+        (rise, a), (fall, b) = edges[i], edges[i + 1]
+        assert a == 1 and b == 0, edges[i:i + 2]
+        if last_fall is not None and rise - last_fall > RESET_NS:
+            close(last_fall)
+            bits, high0, high1 = [], [], []
+            start = None
+        elif last_fall is not None and rise - last_fall > BIT_MAX_NS:
+            raise WS2812Error(f"low for {rise - last_fall} ns inside a frame at {rise} ns: neither a bit nor a latch")
+        if start is None:
+            start = rise
+            gap = None if prev_fall is None else rise - prev_fall
+        width = fall - rise
+        if T0H_NS[0] <= width <= T0H_NS[1]:
+            bits.append(0)
+            high0.append(width)
+        elif T1H_NS[0] <= width <= T1H_NS[1]:
+            bits.append(1)
+            high1.append(width)
+        else:
+            raise WS2812Error(f"a high pulse of {width} ns at {rise} ns is neither a 0 nor a 1")
+        last_fall = prev_fall = fall
+        i += 2
+    if start is not None and last_fall is not None and now_ns - last_fall > RESET_NS:
+        close(last_fall)
+    return frames

@@ -23,13 +23,14 @@ for p in (str(FIRMWARE), str(HERE)):
 import fd_board  # noqa: E402  (needs the paths above)
 import fd_debounce  # noqa: E402
 import fd_device  # noqa: E402
+import fd_lights  # noqa: E402
 import fd_mfrc522  # noqa: E402
 import fd_proto  # noqa: E402
 import fd_scan  # noqa: E402
 import machine  # noqa: E402
 import world as world_mod  # noqa: E402
 
-__all__ = ["Card", "FirmwareOnPty", "MFRC522Chip", "World", "fd_board", "fd_debounce", "fd_device", "fd_mfrc522",
+__all__ = ["Card", "FirmwareOnPty", "MFRC522Chip", "World", "fd_board", "fd_debounce", "fd_device", "fd_lights", "fd_mfrc522",
            "fd_proto", "fd_scan", "machine", "world_mod"]
 
 World = world_mod.World
@@ -75,7 +76,8 @@ class FirmwareOnPty:
 
         def main() -> None:
             try:
-                fd_board.run(self.cfg, inp, self._write, stop=self._stop.is_set, boot_id=self.boot_id)
+                fd_board.run(self.cfg, inp, self._write, stop=self._stop.is_set, boot_id=self.boot_id,
+                             led_put=self.world.put_leds)
             except machine.ResetRequested:
                 pass
             except BaseException as exc:  # noqa: BLE001 - the test asserts on it

@@ -20,6 +20,12 @@ class World:
         self.on_write: dict[int, Callable[[int], None]] = {}
         self.closed: set[int] = set()  # channels whose reed switch a magnet closes
         self.spi_target: Callable[[], MFRC522Chip | None] = lambda: None
+        self.led_frames: list[list[int]] = []  # every write of the station lights' chain: 0x00GGRRBB per LED
+
+    def put_leds(self, words: object) -> None:
+        """The firmware's LED seam: on the Pico these words go to the WS2812 PIO program; here they are kept."""
+        with self.lock:
+            self.led_frames.append([int(w) for w in words])  # type: ignore[attr-defined]
 
     # -- wiring ---------------------------------------------------------------------------------------------
     def matrix(self, rows: list[int], cols: list[int]) -> None:
