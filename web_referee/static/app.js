@@ -245,7 +245,8 @@
         left: items.filter((it) => !it.done).length};
     }
     layoutSeen.clear();
-    if (!g) return null;
+    // no list: the fix-up is over, and the same steps asked again later (the same attack repeated) start afresh
+    if (!g) { fixTrack.key = null; return null; }
     if (g.kind === "mismatch") {
       const items = (g.stations || []).map((d) => ({
         station: d.station, by: d.expected && d.expected !== "empty" ? d.expected : null, done: false,
