@@ -57,6 +57,16 @@ window.__armTap = (st) => {
   };
   requestAnimationFrame(poll);
 };
+// scroll a station's tap area into view and say where it is (null: not drawn yet); ``arm``: watch it for the next tap
+window.__aimAt = (st, arm) => {
+  const r = document.querySelector(`#board g.station[data-station="${st}"] rect.hit`);
+  if (!r) return null;
+  r.scrollIntoView({block: "center", inline: "center"});
+  const b = r.getBoundingClientRect();
+  if (!b.width || !b.height) return null;
+  if (arm) window.__armTap(st);
+  return {x: b.x, y: b.y, width: b.width, height: b.height};
+};
 // the fix-up checklist's number of steps left to do, each time it changes (0: no list shown)
 window.__fixTodo = [];
 document.addEventListener("DOMContentLoaded", () => {
@@ -141,28 +151,25 @@ def open_page(browser: Any, url: str, errors: list[str], *, viewport: dict[str, 
     return page
 
 
-def station_box(page: Any, station: str) -> dict[str, float]:
-    box = None
+def station_box(page: Any, station: str, *, arm: bool = False) -> dict[str, float]:
+    """Where ``station``'s tap area is on screen, scrolled into view (``arm``: and watch it for the next tap), in one
+    call to the page."""
     for _ in range(50):
-        page.evaluate("""st => { const g = document.querySelector(`#board g.station[data-station="${st}"] rect.hit`);
-                                 if (g) g.scrollIntoView({block: "center", inline: "center"}); }""", station)
-        box = page.locator(f'#board g.station[data-station="{station}"] rect.hit').bounding_box()
+        box = page.evaluate("([st, arm]) => window.__aimAt(st, arm)", [station, arm])
         if box:
-            break
+            return box
         time.sleep(0.02)
-    assert box, f"station {station} is not drawn"
-    return box
+    raise AssertionError(f"station {station} is not drawn")
 
 
 def tap(page: Any, station: str) -> float:
     """Tap a station where it is drawn, like a finger; the ms until the page showed the station's new state. The
     station's state must change in the tap's own task, before any answer from the referee (an invariant that holds on
     any machine; the time is printed by the tests, and measured by benchmarks/web_paint.py)."""
-    box = station_box(page, station)
-    page.evaluate("st => window.__armTap(st)", station)
+    box = station_box(page, station, arm=True)
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.wait_for_function("() => window.__tapWatch && window.__tapWatch.dt !== null", timeout=3000)
-    watch = page.evaluate("() => window.__tapWatch")
+    watch = page.wait_for_function("() => window.__tapWatch && window.__tapWatch.dt !== null && window.__tapWatch",
+                                   timeout=3000).json_value()
     assert watch["hit"] == station, f"the tap aimed at {station} landed on {watch['hit']} (did the board move?)"
     assert watch["sync"], f"tapping {station} changed nothing on the page until the referee answered"
     return float(watch["dt"])
