@@ -138,11 +138,14 @@ def wait(cond: Callable[[], Any], timeout: float = 5.0, what: str = "condition")
 
 
 def open_page(browser: Any, url: str, errors: list[str], *, viewport: dict[str, int] = PHONE, lang: str = "en",
-              axe: bool = False) -> Any:
-    """A page in its own context (its own language choice); ``axe`` lets axe-core in past the page's CSP."""
+              axe: bool = False, init: str = "") -> Any:
+    """A page in its own context (its own language choice); ``axe`` lets axe-core in past the page's CSP; ``init``:
+    a script of the test's own to run before the page's."""
     ctx = browser.new_context(viewport=viewport, bypass_csp=axe, device_scale_factor=1)
     ctx.add_init_script(f"try {{ localStorage.setItem('facedown-lang', {json.dumps(lang)}); }} catch (e) {{}}")
     ctx.add_init_script(TAP_WATCH)
+    if init:
+        ctx.add_init_script(init)
     page = ctx.new_page()
     page.on("console", lambda m: errors.append(f"{url}: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(f"{url}: {e}"))
@@ -273,6 +276,7 @@ def set_up_on_page(page: Any, table: Any, side: str, *, guided: bool, submit_fir
     board then follows each tap), wait until every piece stands, then Submit. Returns once the referee holds the
     deployment and the seat's pieces stand on the board."""
     total = sum(p.count for p in table.game.pieces)
+    zone = set(table.game.setup.zones[table.game.setup.deploy_zone][side])
     if guided:
         assert page.locator("#setup-layout").is_hidden()  # nothing to lay out before a piece is placed
         for i in range(total):
@@ -293,12 +297,11 @@ def set_up_on_page(page: Any, table: Any, side: str, *, guided: bool, submit_fir
     assert page.inner_text("#setup-problems").strip() == ""
     if not submit_first:  # laid out before submitting: the progress says every piece stands
         page.wait_for_selector(f"#setup-progress-text:has-text('{total} of {total}')")
-        placed = {s for s in table.board.raw_occupied() if s in set(table.game.setup.zones[table.game.setup.deploy_zone][side])}
-        assert len(placed) == total, f"{side}: {len(placed)} of {total} pieces laid out before submitting"
+        placed = len(table.board.raw_occupied() & zone)
+        assert placed == total, f"{side}: {placed} of {total} pieces laid out before submitting"
     assert page.inner_text("#setup-submit") == "Submit and lay out"
     page.click("#setup-submit")
     wait(lambda: side in table.state.deployments or table.state.phase != "setup", what=f"{side}'s deployment")
-    zone = set(table.game.setup.zones[table.game.setup.deploy_zone][side])
     wait(lambda: len(table.board.raw_occupied() & zone) == total, what=f"{side}'s pieces on the board")
 
 

@@ -42,6 +42,8 @@ from browser_support import (
     seen_all,
     served,
     set_up_on_page,
+    tap,
+    tap_and_settle,
     tap_targets,
     wait,
 )
@@ -182,4 +184,53 @@ def test_newcomers_set_up_and_play_twenty_plies(browser, figures, monkeypatch, t
         assert fill > 0.85, f"{game}: the desktop board fills only {fill:.0%} of its space"
         for p in (*pages.values(), zh, desk):
             p.context.close()
+    assert not errors, errors
+
+
+# the page's first answer to a tap on the simulated board is held back until the test lets it through
+HOLD_FIRST_TAP_ANSWER = """
+window.__held = null;
+window.__heldDone = false;
+const fetchAsIs = window.fetch;
+window.fetch = (url, opts) => {
+  const answer = fetchAsIs(url, opts);
+  if (!String(url).endsWith("/sim/toggle") || window.__held) return answer;
+  return new Promise((resolve) => {
+    window.__held = () => answer.then((r) => {
+      const read = r.json.bind(r);
+      // once the page has read the answer, what it does with it runs before the next task: then say so
+      r.json = () => read().then((v) => { setTimeout(() => { window.__heldDone = true; }, 0); return v; });
+      resolve(r);
+    });
+  });
+};
+"""
+
+
+def test_a_late_answer_to_a_tap_does_not_undo_the_next_tap(browser, tmp_path: Path) -> None:  # noqa: ANN001
+    """Lift a piece and put it straight back: if the answer to the lift comes after the put-back (a busy phone or
+    network), the station keeps showing the piece (it showed it lifted again, and the checklist unticked a step)."""
+    from controller.rules.deploy import random_deployment
+
+    errors: list[str] = []
+    with served("stratego_barrage", tmp_path) as (table, base):
+        for side in table.game.sides:
+            placement = random_deployment(table.game, side, random.Random(SEED), table.state.options)
+            assert table.session.register_setup(side, placement) == []
+            for s in placement:
+                table.board.place(s)
+        wait(lambda: table.state.phase == "play" and not table.session.status["waiting_for_board"], what="play")
+        page = open_page(browser, f"{base}/seat/{table.tokens['red']}", errors, init=HOLD_FIRST_TAP_ANSWER)
+        station = next(s for s, p in table.state.board.items() if p.owner == "red")
+        tap(page, station)  # lifted: shown at once, the referee's answer held back
+        wait(lambda: station not in table.board.raw_occupied(), what="the lift")
+        tap_and_settle(page, table, station)  # put back, answered
+        page.wait_for_selector(f'#board g.station[data-station="{station}"][data-occupied="1"]')
+        page.evaluate("() => window.__held()")
+        page.wait_for_function("() => window.__heldDone")
+        shown = page.eval_on_selector(f'#board g.station[data-station="{station}"]',
+                                      "g => [g.getAttribute('data-occupied'), g.hasAttribute('data-hand')]")
+        assert shown == ["1", False], f"the late answer to the lift showed {station} lifted again: {shown}"
+        assert table.state.ply == 0 and not table.session.status["waiting_for_board"]
+        page.context.close()
     assert not errors, errors
