@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -26,6 +26,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 AXE = Path(__file__).parent / "node_modules" / "axe-core" / "axe.min.js"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
+TAP_MS = 100  # a tapped station shows its new state within this (issue 18's bound)
 
 # Watches one station's DOM state (occupancy shown, piece in hand, marks, the piece drawn on it): armed before a tap,
 # it records the time from the click to the first frame where that state differs.
@@ -56,6 +57,27 @@ window.__armTap = (st) => {
   };
   requestAnimationFrame(poll);
 };
+// scroll a station's tap area into view and say where it is (null: not drawn yet); ``arm``: watch it for the next tap
+window.__aimAt = (st, arm) => {
+  const r = document.querySelector(`#board g.station[data-station="${st}"] rect.hit`);
+  if (!r) return null;
+  r.scrollIntoView({block: "center", inline: "center"});
+  const b = r.getBoundingClientRect();
+  if (!b.width || !b.height) return null;
+  if (arm) window.__armTap(st);
+  return {x: b.x, y: b.y, width: b.width, height: b.height};
+};
+// the fix-up checklist's number of steps left to do, each time it changes (0: no list shown)
+window.__fixTodo = [];
+document.addEventListener("DOMContentLoaded", () => {
+  const box = document.getElementById("guidance");
+  if (!box) return;
+  const note = () => {
+    const n = box.hidden ? 0 : box.querySelectorAll("#fix-list li.todo").length;
+    if (window.__fixTodo[window.__fixTodo.length - 1] !== n) window.__fixTodo.push(n);
+  };
+  new MutationObserver(note).observe(box, {subtree: true, childList: true, attributes: true, attributeFilter: ["hidden", "class"]});
+});
 """
 
 
@@ -116,11 +138,14 @@ def wait(cond: Callable[[], Any], timeout: float = 5.0, what: str = "condition")
 
 
 def open_page(browser: Any, url: str, errors: list[str], *, viewport: dict[str, int] = PHONE, lang: str = "en",
-              axe: bool = False) -> Any:
-    """A page in its own context (its own language choice); ``axe`` lets axe-core in past the page's CSP."""
+              axe: bool = False, init: str = "") -> Any:
+    """A page in its own context (its own language choice); ``axe`` lets axe-core in past the page's CSP; ``init``:
+    a script of the test's own to run before the page's."""
     ctx = browser.new_context(viewport=viewport, bypass_csp=axe, device_scale_factor=1)
     ctx.add_init_script(f"try {{ localStorage.setItem('facedown-lang', {json.dumps(lang)}); }} catch (e) {{}}")
     ctx.add_init_script(TAP_WATCH)
+    if init:
+        ctx.add_init_script(init)
     page = ctx.new_page()
     page.on("console", lambda m: errors.append(f"{url}: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(f"{url}: {e}"))
@@ -129,28 +154,25 @@ def open_page(browser: Any, url: str, errors: list[str], *, viewport: dict[str, 
     return page
 
 
-def station_box(page: Any, station: str) -> dict[str, float]:
-    box = None
+def station_box(page: Any, station: str, *, arm: bool = False) -> dict[str, float]:
+    """Where ``station``'s tap area is on screen, scrolled into view (``arm``: and watch it for the next tap), in one
+    call to the page."""
     for _ in range(50):
-        page.evaluate("""st => { const g = document.querySelector(`#board g.station[data-station="${st}"] rect.hit`);
-                                 if (g) g.scrollIntoView({block: "center", inline: "center"}); }""", station)
-        box = page.locator(f'#board g.station[data-station="{station}"] rect.hit').bounding_box()
+        box = page.evaluate("([st, arm]) => window.__aimAt(st, arm)", [station, arm])
         if box:
-            break
+            return box
         time.sleep(0.02)
-    assert box, f"station {station} is not drawn"
-    return box
+    raise AssertionError(f"station {station} is not drawn")
 
 
 def tap(page: Any, station: str) -> float:
     """Tap a station where it is drawn, like a finger; the ms until the page showed the station's new state. The
     station's state must change in the tap's own task, before any answer from the referee (an invariant that holds on
     any machine; the time is printed by the tests, and measured by benchmarks/web_paint.py)."""
-    box = station_box(page, station)
-    page.evaluate("st => window.__armTap(st)", station)
+    box = station_box(page, station, arm=True)
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.wait_for_function("() => window.__tapWatch && window.__tapWatch.dt !== null", timeout=3000)
-    watch = page.evaluate("() => window.__tapWatch")
+    watch = page.wait_for_function("() => window.__tapWatch && window.__tapWatch.dt !== null && window.__tapWatch",
+                                   timeout=3000).json_value()
     assert watch["hit"] == station, f"the tap aimed at {station} landed on {watch['hit']} (did the board move?)"
     assert watch["sync"], f"tapping {station} changed nothing on the page until the referee answered"
     return float(watch["dt"])
@@ -179,6 +201,16 @@ def cut_labels(page: Any) -> list[str]:
         if (!r || !t || !t.textContent) return [];
         const w = t.getBBox().width, rw = r.getBBox().width;
         return w > rw - 2 ? [`${g.getAttribute('data-station')}: "${t.textContent}" ${w.toFixed(1)} > ${rw}`] : []; })""")
+
+
+def clipped_text(page: Any) -> list[str]:
+    """Words of the page around the board (header, banner, verdict, checklist, buttons, log) wider than their box
+    and not scrollable: cut off, or spilling over their neighbours. Screen-reader-only text is left out."""
+    return page.evaluate("""() => [...document.querySelectorAll('body *')].filter((e) => {
+        if (e.children.length || !e.textContent.trim() || e.closest('#board-wrap, .sr-only') || !e.getClientRects().length) return false;
+        const cs = getComputedStyle(e);
+        return e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0 && !['auto', 'scroll'].includes(cs.overflowX);
+    }).map((e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}: "${e.textContent.trim().slice(0, 40)}" ${e.scrollWidth} > ${e.clientWidth}`)""")
 
 
 def own_side_at_bottom(page: Any, side: str) -> bool:
@@ -226,3 +258,122 @@ def paint_times(page: Any) -> dict[str, list[float]]:
 def percentile(xs: list[float], q: float) -> float:
     s = sorted(xs)
     return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
+
+
+def check_tap_times(taps: list[float], what: str = "") -> None:
+    """Every tap changed its station in the tap's own task (tap() checks that, on any machine); on a machine shared
+    with other work a few frames may still come late, so at most one tap in ten may reach TAP_MS."""
+    slow = [round(t) for t in taps if t >= TAP_MS]
+    assert len(slow) <= len(taps) // 10, f"{what}{len(slow)} of {len(taps)} taps took {TAP_MS} ms or more to show: {slow}"
+
+
+# ---------------------------------------------------------------------- a newcomer's setup through the page
+
+def set_up_on_page(page: Any, table: Any, side: str, *, guided: bool, submit_first: bool, taps: list[float]) -> None:
+    """One seat deploys through its page on the simulated board, as a newcomer would. ``guided``: the page's prompts,
+    a tap a piece (each tap shows its planned piece at once); else the Random button. ``submit_first``: Submit at once
+    (the button registers the deployment and lays it out); else Lay out first (part-way through a guided setup: the
+    board then follows each tap), wait until every piece stands, then Submit. Returns once the referee holds the
+    deployment and the seat's pieces stand on the board."""
+    total = sum(p.count for p in table.game.pieces)
+    zone = set(table.game.setup.zones[table.game.setup.deploy_zone][side])
+    if guided:
+        assert page.locator("#setup-layout").is_hidden()  # nothing to lay out before a piece is placed
+        for i in range(total):
+            current = page.get_attribute(".pick.current", "data-piece")
+            station = page.get_attribute("#board g.station.allowed", "data-station")
+            assert current and station, page.inner_text("#setup-prompt")
+            taps.append(tap(page, station))
+            assert page.get_attribute(f'#board g.piece.planned[data-station="{station}"]', "data-piece") == current
+            assert page.locator("#board g.piece.planned").count() == i + 1
+            if i == min(4, total - 1) and not submit_first:  # lay out part-way, then keep placing
+                page.click("#setup-layout")
+    else:
+        page.click("#setup-random")
+        page.wait_for_function(f"() => document.querySelectorAll('#board g.piece.planned').length === {total}")
+        if not submit_first:
+            page.click("#setup-layout")
+    page.wait_for_selector("#setup-submit:not([disabled])")
+    assert page.inner_text("#setup-problems").strip() == ""
+    if not submit_first:  # laid out before submitting: the progress says every piece stands
+        page.wait_for_selector(f"#setup-progress-text:has-text('{total} of {total}')")
+        placed = len(table.board.raw_occupied() & zone)
+        assert placed == total, f"{side}: {placed} of {total} pieces laid out before submitting"
+    assert page.inner_text("#setup-submit") == "Submit and lay out"
+    page.click("#setup-submit")
+    wait(lambda: side in table.state.deployments or table.state.phase != "setup", what=f"{side}'s deployment")
+    wait(lambda: len(table.board.raw_occupied() & zone) == total, what=f"{side}'s pieces on the board")
+
+
+# ---------------------------------------------------------------------- scripted play by taps
+
+def quiet(table: Any, frm: str, to: str) -> bool:
+    """Does the move leave the game running with every seat still in it (the scripted players end nothing early)?"""
+    trial = table.state.copy()
+    r = trial.apply((frm, to))
+    return r.result is None and not r.out
+
+
+def choose(table: Any, rng: Any, prefer_attack: bool, *, approach: bool = False) -> tuple[str, str]:
+    """A quiet legal move for the side to move: an attack when asked and there is one; with ``approach``, otherwise a
+    move that brings a piece nearest an enemy piece (so that clashes come within a few moves on large boards)."""
+    state = table.state
+    moves = [m for m in state.legal_moves() if quiet(table, *m)]
+    assert moves, f"{state.turn} has no move that keeps the game going (ply {state.ply})"
+    attacks = [m for m in moves if m[1] in state.board]
+    if attacks and prefer_attack:
+        return tuple(rng.choice(attacks))
+    if not approach:
+        return tuple(rng.choice(moves))
+    at = {s.id: (s.x, s.y) for s in state.game.stations}
+    foes = [at[s] for s, p in state.board.items() if state.enemies(state.turn, p.owner) and p.owner not in state.out]
+
+    def gap(m: tuple[str, str]) -> float:
+        x, y = at[m[1]]
+        return min(((x - fx) ** 2 + (y - fy) ** 2 for fx, fy in foes), default=0.0)
+
+    ranked = sorted(moves, key=gap)
+    return tuple(rng.choice(ranked[:3]))
+
+
+class Played(NamedTuple):
+    ruling: Any  # the referee's ruling
+    fixups: int  # taps the fix-up took
+    todo: list[int]  # the checklist's steps left to do, as it changed (0: gone)
+    steps: str  # the checklist's words when it appeared ("" if there was no fix-up)
+
+
+def play_move(page: Any, table: Any, frm: str, to: str, taps: list[float]) -> Played:
+    """The player on ``page`` moves or attacks by tapping (lift, lift the enemy, put down), then follows the fix-up
+    checklist: each station it acts on is marked on the board and named by a step, the steps tick off (never come
+    back) and the list empties as the board comes to match."""
+    from physical import fixup_stations
+
+    page.evaluate("() => { window.__fixTodo = []; }")
+    before = {s: p.uid for s, p in table.state.board.items()}
+    ply = table.state.ply
+    attack = to in table.state.board
+    taps.append(tap_and_settle(page, table, frm))
+    if attack:
+        taps.append(tap_and_settle(page, table, to))
+    taps.append(tap_and_settle(page, table, to))
+    wait(lambda: table.state.ply == ply + 1, what=f"the ruling on {frm}-{to}")
+    lifts, places = fixup_stations(before, frm, to, table.state)
+    steps = ""
+    if lifts or places:
+        page.wait_for_selector("#guidance:not([hidden]) #fix-list li")
+        listed = set(page.eval_on_selector_all("#fix-list li[data-station]", "els => els.map(e => e.dataset.station)"))
+        marked = set(page.eval_on_selector_all("#board g.station.fix", "els => els.map(e => e.dataset.station)"))
+        assert listed and set(lifts) | set(places) <= marked, (lifts, places, marked, page.inner_text("#guidance"))
+        # a new list has nothing ticked yet, even the same steps as the last fix-up (the same attack made again)
+        assert page.locator("#fix-list li.done").count() == 0, page.inner_text("#guidance")
+        steps = page.inner_text("#fix-list")
+    for s in (*lifts, *places):
+        taps.append(tap_and_settle(page, table, s))
+    wait(lambda: not table.session.status["waiting_for_board"] and not table.session.status["mismatch"], what="the board to match")
+    page.wait_for_selector("#guidance", state="hidden")
+    todo = page.evaluate("() => window.__fixTodo")
+    while todo and todo[0] == 0:
+        todo.pop(0)
+    assert todo == sorted(todo, reverse=True) and (not todo or todo[-1] == 0), f"the checklist went {todo} ({frm}-{to})"
+    return Played(table.state.history[-1], len(lifts) + len(places), todo, steps)

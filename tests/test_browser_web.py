@@ -17,6 +17,8 @@ from browser_support import (
     HOME_VIEW,
     PHONE,
     axe_violations,
+    check_tap_times,
+    choose,
     chromium,
     cut_labels,
     english_words,
@@ -24,63 +26,24 @@ from browser_support import (
     own_side_at_bottom,
     paint_times,
     percentile,
+    play_move,
     seen_all,
     served,
-    tap,
+    set_up_on_page,
     tap_and_settle,
     tap_targets,
     wait,
 )
-from physical import fixup_stations
 
 from controller.rules import load_game
 from controller.sensing.sim import SimBoard
 from controller.setups_store import SetupStore
-
-TAP_MS = 100  # a tapped station shows its new state within this (the issue's bound)
 
 
 @pytest.fixture(scope="module")
 def browser():  # noqa: ANN201
     with chromium() as b:
         yield b
-
-
-def _quiet(table, frm: str, to: str) -> bool:  # noqa: ANN001
-    """Does the move leave the game running (the scripted players do not end it early)?"""
-    trial = table.state.copy()
-    r = trial.apply((frm, to))
-    return r.result is None
-
-
-def _choose(table, rng: random.Random, prefer_attack: bool) -> tuple[str, str]:  # noqa: ANN001
-    moves = [m for m in table.state.legal_moves() if _quiet(table, *m)]
-    attacks = [m for m in moves if m[1] in table.state.board]
-    return rng.choice(attacks if attacks and prefer_attack else moves)
-
-
-def _play(page, table, frm: str, to: str, taps: list[float]) -> None:  # noqa: ANN001
-    """The player on ``page`` moves or attacks by tapping (lift, lift the enemy, put down), then follows the fix-up
-    checklist: each station it acts on is on the list, and the list empties as the board comes to match."""
-    before = {s: p.uid for s, p in table.state.board.items()}
-    ply = table.state.ply
-    attack = to in table.state.board
-    taps.append(tap_and_settle(page, table, frm))
-    if attack:
-        taps.append(tap_and_settle(page, table, to))
-    taps.append(tap_and_settle(page, table, to))
-    wait(lambda: table.state.ply == ply + 1, what=f"the ruling on {frm}-{to}")
-    lifts, places = fixup_stations(before, frm, to, table.state)
-    if lifts or places:
-        page.wait_for_selector("#guidance:not([hidden]) #fix-list li")
-        listed = set(page.eval_on_selector_all("#fix-list li[data-station]", "els => els.map(e => e.dataset.station)"))
-        assert set(lifts) | set(places) <= listed, (lifts, places, listed, page.inner_text("#guidance"))
-    for s in lifts:
-        taps.append(tap_and_settle(page, table, s))
-    for s in places:
-        taps.append(tap_and_settle(page, table, s))
-    wait(lambda: not table.session.status["waiting_for_board"] and not table.session.status["mismatch"], what="the board to match")
-    page.wait_for_selector("#guidance", state="hidden")
 
 
 def test_a_newcomer_sets_up_plays_twenty_moves_and_replays(browser, tmp_path: Path) -> None:  # noqa: ANN001
@@ -94,31 +57,13 @@ def test_a_newcomer_sets_up_plays_twenty_moves_and_replays(browser, tmp_path: Pa
         assert "Place your" in red.inner_text("#banner")  # the prompt stands above the board, where the taps are
 
         # Blue submits first: a random deployment, then one button that registers it and lays it out
-        blue.click("#setup-random")
-        blue.wait_for_selector("#setup-submit:not([disabled])")
-        assert blue.inner_text("#setup-submit") == "Submit and lay out"
-        blue.click("#setup-submit")
-        wait(lambda: "blue" in table.state.deployments, what="blue's deployment")
-        zone_b = set(table.game.setup.zones[table.game.setup.deploy_zone]["blue"])
-        wait(lambda: len(table.board.raw_occupied() & zone_b) == 25, what="blue's pieces on the board")
+        set_up_on_page(blue, table, "blue", guided=False, submit_first=True, taps=taps)
         blue.wait_for_selector("#setup-progress-text:has-text('25 of 25')")
         assert not blue.locator("#setup").is_hidden()  # the panel stays: registered, laid out, waiting for Red
 
-        # Red: the guided setup by taps; every tap shows its planned piece at once
-        total = sum(p.count for p in table.game.pieces)
-        assert red.locator("#setup-layout").is_hidden()  # nothing to lay out before a piece is placed
-        for i in range(total):
-            current = red.get_attribute(".pick.current", "data-piece")
-            station = red.get_attribute("#board g.station.allowed", "data-station")
-            assert current and station, red.inner_text("#setup-prompt")
-            taps.append(tap(red, station))
-            assert red.get_attribute(f'#board g.piece.planned[data-station="{station}"]', "data-piece") == current
-            assert red.locator("#board g.piece.planned").count() == i + 1
-            if i == 4:  # lay out part-way, then keep placing: the board follows the plan
-                red.click("#setup-layout")
-        red.wait_for_selector("#setup-submit:not([disabled])")
-        assert red.inner_text("#setup-problems").strip() == ""
-        red.click("#setup-submit")
+        # Red: the guided setup by taps, laid out part-way (the board then follows the plan); every tap shows its
+        # planned piece at once
+        set_up_on_page(red, table, "red", guided=True, submit_first=False, taps=taps)
         wait(lambda: not table.session.status["waiting_for_board"] and table.state.phase == "play", what="play to start")
         red.wait_for_selector("#banner:has-text('Your move')")
         blue.wait_for_selector("#banner:has-text('Red to move')")
@@ -150,9 +95,9 @@ def test_a_newcomer_sets_up_plays_twenty_moves_and_replays(browser, tmp_path: Pa
         for n in range(20):
             side = table.state.turn
             page = red if side == "red" else blue
-            frm, to = _choose(table, rng, prefer_attack=n % 2 == 1)
+            frm, to = choose(table, rng, prefer_attack=n % 2 == 1)
             attack = to in table.state.board
-            _play(page, table, frm, to, taps)
+            play_move(page, table, frm, to, taps)
             ruling = table.state.history[-1]
             seen_all(spectator, table, "spectator")
             if attack:
@@ -187,8 +132,7 @@ def test_a_newcomer_sets_up_plays_twenty_moves_and_replays(browser, tmp_path: Pa
             red.screenshot(path=str(Path(os.environ["FACEDOWN_SHOTS"]) / "page-luzhanqi-phone.png"))
         assert table.state.ply >= 19 and attacks >= 5 and survivors >= 1, (table.state.ply, attacks, survivors)
         # every tap changed its station in the tap's own task (tap() checks it); the times, for the record
-        slow = [t for t in taps if t >= TAP_MS]
-        assert len(slow) <= len(taps) // 10, f"{len(slow)} of {len(taps)} taps took {TAP_MS} ms or more to show: {slow}"
+        check_tap_times(taps)
         # the log numbers each event by its sequence number (not capped, not clipped)
         seqs = spectator.eval_on_selector_all("#log li", "els => els.map(e => e.value)")
         assert seqs[0] == max(seqs) > 60 and seqs == sorted(seqs, reverse=True)
@@ -237,8 +181,8 @@ def test_the_chinese_page_has_no_english_in_what_a_player_reads(browser, tmp_pat
         taps: list[float] = []
         for n in range(6):
             page = pages["zh-Hans"] if table.state.turn == "red" else blue
-            frm, to = _choose(table, rng, prefer_attack=n >= 2)
-            _play(page, table, frm, to, taps)
+            frm, to = choose(table, rng, prefer_attack=n >= 2)
+            play_move(page, table, frm, to, taps)
         for lang, page in pages.items():
             seen_all(page, table, "red")
             assert page.locator("#verdict").is_visible()

@@ -245,7 +245,8 @@
         left: items.filter((it) => !it.done).length};
     }
     layoutSeen.clear();
-    if (!g) return null;
+    // no list: the fix-up is over, and the same steps asked again later (the same attack repeated) start afresh
+    if (!g) { fixTrack.key = null; return null; }
     if (g.kind === "mismatch") {
       const items = (g.stations || []).map((d) => ({
         station: d.station, by: d.expected && d.expected !== "empty" ? d.expected : null, done: false,
@@ -572,15 +573,18 @@
     if (inSetup()) { assign(station); return; }
     if (IS_SPECTATOR || !S.sim) return;
     const now = shownOccupied().has(station);
-    optimistic.set(station, {occ: !now, at: performance.now()});
+    const mine = {occ: !now, at: performance.now()};
+    optimistic.set(station, mine);
     fixTrack.touched.add(station);
     render();  // the tap shows at once; the referee's next reading confirms or corrects it
+    // only the station's latest tap may change what it shows: the answer to an earlier tap that arrives after a
+    // later one (lift and put back quickly, on a busy network) must not bring back the older state
+    const latest = () => optimistic.get(station) === mine;
     try {
       showError("");
       const r = await api("/sim/toggle", {station});
-      optimistic.set(station, {occ: r.occupied, at: performance.now()});
-      settleOptimistic();
-    } catch (e) { optimistic.delete(station); showError(e); }
+      if (latest()) { optimistic.set(station, {occ: r.occupied, at: performance.now()}); settleOptimistic(); }
+    } catch (e) { if (latest()) optimistic.delete(station); showError(e); }
     render();
   }
 
