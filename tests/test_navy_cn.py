@@ -194,7 +194,8 @@ def test_a_scripted_physical_game_with_a_silent_clash_a_flagship_reveal_and_a_fl
     assert not [e for e in evs if e["event"] in ("mismatch", "illegal")]
     at = next(i for i, e in enumerate(evs) if e["event"] == "attack")
     assert "defender_piece" not in evs[at] and "reveals" not in evs[at]  # silent referee
-    assert [(s["action"], s["owner"]) for s in evs[at + 1]["steps"]] == [("remove", "red"), ("in_hand_leaves", "blue")]
+    # one step, by the attacker: the defender's piece in the attacker's hand leaves the game without a step
+    assert [(s["action"], s["owner"], s["by"]) for s in evs[at + 1]["steps"]] == [("remove", "red", "red")]
     assert evs[at + 2]["event"] == "fixup_done"
     reveal = next(e for e in evs if e.get("piece") == "flagship")
     assert reveal["reveals"] == [{"owner": "blue", "piece": "flagship", "station": "M1"}]

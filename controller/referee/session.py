@@ -423,13 +423,14 @@ class Session:
         involved = {s for s in set(physical) | set(target) if physical.get(s) != target.get(s)} | {move.frm, move.to}
         must_lift = frozenset(s for s in physical if s in target and physical[s].uid != target[s].uid)
         steps = fixup_steps(physical, target, involved, mover)
+        # the defender's piece is in the attacker's hand (DESIGN's attack convention): when it leaves the game that is
+        # what the verdict already says, and no step asks for it (a step is a change to the board, ticked off as the
+        # board matches); only a piece a hook keeps in play off the board is a step, addressed to the hand holding it
         defender_gone = any(r.uid == ruling.defender_uid for r in ruling.removed)
-        if ruling.kind == "attack" and ruling.defender_side is not None:
-            if ruling.outcome in ("attacker", "both") and defender_gone:
-                steps.append(step(move.to, "in_hand_leaves", ruling.defender_side))
-            elif ruling.defender_uid not in {o.uid for o in target.values()} and not defender_gone:
-                # a hook kept it in play off the board (a flag now riding on its taker): the notices say where it goes
-                steps.append(step(move.to, "keep_in_hand", ruling.defender_side))
+        if ruling.kind == "attack" and ruling.defender_side is not None and not defender_gone \
+                and ruling.defender_uid not in {o.uid for o in target.values()}:
+            # a flag now riding on its taker: the notices say where it goes
+            steps.append(step(None, "keep_in_hand", ruling.defender_side, by=side))
         if ruling.kind == "attack" and ruling.outcome in ("attacker", "defender") and st.options.get("winner_face_up"):
             winner_uid = ruling.mover_uid if ruling.outcome == "attacker" else ruling.defender_uid
             at = next((s for s, o in target.items() if o.uid == winner_uid), None)

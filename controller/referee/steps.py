@@ -13,8 +13,7 @@ from controller.rules.say import Say, say
 from .recognizer import Occupant
 
 #: every step action (docs/messages.md says what each asks of the players)
-ACTIONS = ("put_back", "place", "take_off", "wrong_piece", "return", "remove", "put_in_hand", "in_hand_leaves",
-           "keep_in_hand", "face_up")
+ACTIONS = ("put_back", "place", "take_off", "wrong_piece", "return", "remove", "put_in_hand", "keep_in_hand", "face_up")
 
 
 def step(station: str | None, action: str, owner: str | None, *, to: str | None = None, by: str | None = None) -> dict[str, Any]:
