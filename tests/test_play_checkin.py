@@ -177,7 +177,10 @@ def test_enrolment_with_a_checkin_profile_reads_pad_taps(tmp_path: Path) -> None
             prompt = f"place {side}'s {names[piece]} #{c} on the check-in pad"
             wait_for(prompt)
             if i == 1:  # the first piece's tag again: refused, the same piece asked for again
-                time.sleep(0.5)  # off the pad for two of its reads (100 ms apart), so the same tag counts as a new tap
+                # off the pad for a few of its reads, so the same tag counts as a new tap (waiting on the reads, not
+                # on the clock: a loaded machine may poll the pad later than every 100 ms)
+                polled = pad.transceives
+                cli.wait_until(lambda polled=polled: pad.transceives >= polled + 6, "the pad polled without a tag")
                 tap(bytes([0x04, 0, 0, 0xC0, 0xFF, 0xEE, 0x02]))
                 wait_for("is already enrolled as red's marshal #1; take it off and place red's General #1")
             tap(bytes([0x04, 0, i, 0xC0, 0xFF, 0xEE, 0x02]))

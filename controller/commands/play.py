@@ -277,7 +277,7 @@ def run(args: argparse.Namespace) -> int:
         tuning.for_low_latency()
         if server is not None:
             server.warm_up()  # the web page's Flask app, built now that the referee is ready
-        while not stop.wait(0.5):
+        while not stop.wait(1.0):  # once a second: an idle referee wakes as little as it can (Pi budget)
             if supervisor.failed.is_set():
                 # let the pages, the buzzer, the voice and the club feed tell the players, then exit for a restart
                 time.sleep(args.fault_linger)

@@ -85,9 +85,11 @@ class WatchedJournal:
 
 
 class Supervisor:
-    """Supervises one table (see the module docstring). ``clock`` gives Unix time for the fault and link stamps."""
+    """Supervises one table (see the module docstring). ``clock`` gives Unix time for the fault and link stamps;
+    ``poll_s`` is how often the watcher looks: once a second tells a dead board thread, a failed background sync or a
+    lost link within a second, and keeps an idle referee's wake-ups few (a Pi Zero's budget)."""
 
-    def __init__(self, table: Any, *, clock: Callable[[], float] = time.time, poll_s: float = 0.25) -> None:
+    def __init__(self, table: Any, *, clock: Callable[[], float] = time.time, poll_s: float = 1.0) -> None:
         self.table = table
         self.session = table.session
         self.board = table.board

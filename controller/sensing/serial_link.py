@@ -21,6 +21,8 @@ log = logging.getLogger("facedown.sensing.serial")
 #: MicroPython on a Raspberry Pi Pico enumerates as 2E8A:0005.
 PICO_MICROPYTHON_VID = 0x2E8A
 PICO_MICROPYTHON_PID = 0x0005
+#: How long a read waits for a byte before the loop checks heartbeats and stop (a byte ends the wait at once).
+READ_TIMEOUT_S = 0.25
 
 Channel = int | tuple[int, int]
 
@@ -322,7 +324,9 @@ class SerialScannerBoard:
             self.link.status = f"sensor link lost: no scanner with USB id {self.vid:04X}:{(self.pid or 0):04X} found"
             return False
         try:
-            self._ser = serial.Serial(dev, self.baudrate, timeout=0.05, write_timeout=1)
+            # a read returns as soon as a byte comes; its timeout only paces the heartbeat and stop checks (4 a second,
+            # not 20: an idle board costs the Pi next to nothing)
+            self._ser = serial.Serial(dev, self.baudrate, timeout=READ_TIMEOUT_S, write_timeout=1)
         except (serial.SerialException, OSError) as exc:
             self.link.status = f"sensor link lost: cannot open {dev}: {exc}"
             return False

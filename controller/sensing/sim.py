@@ -94,8 +94,8 @@ class SimBoard:
             if snap is not None:
                 on_snapshot(snap)
                 continue
-            wait = 0.5 if due is None else max(0.001, (due - now) / 1000)
-            self._wake.wait(wait)
+            # nothing settling: sleep until a station changes or the board stops (no idle wake-ups on a Pi)
+            self._wake.wait(None if due is None else max(0.001, (due - now) / 1000))
             self._wake.clear()
 
     def stop(self) -> None:

@@ -191,6 +191,7 @@ class MFRC522Chip:
         self.regs: dict[int, int] = {0x37: version}
         self.fifo: list[int] = []
         self.card: Card | None = None
+        self.transceives = 0  # frames the firmware sent to the field (each poll of the reader sends some)
 
     def transaction(self, data: bytes) -> bytes:
         addr = data[0]
@@ -230,6 +231,7 @@ class MFRC522Chip:
                 self._transceive(v & 0x07)
 
     def _transceive(self, bits: int) -> None:
+        self.transceives += 1
         frame = list(self.fifo)
         self.fifo.clear()
         antenna = self.regs.get(0x14, 0) & 0x03 == 0x03
