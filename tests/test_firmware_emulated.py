@@ -55,6 +55,22 @@ def _boot(tmp_path_factory: pytest.TempPathFactory, name: str, cfg: dict[str, An
         chip.close()
 
 
+#: The emulated boards (session fixtures: each boots once per build).
+BOARDS = ("reed", "chain", "rfid", "checkin", "hybrid", "short_config_on_a_long_chain")
+
+
+@pytest.fixture(autouse=True)
+def _power_off_boards_no_test_needs_any_more(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After the last test that uses a board, switch its emulator off: each one runs in real time (a third of a core)
+    and would otherwise keep running beside every later test of the suite."""
+    yield
+    items = request.session.items
+    here = items.index(request.node) if request.node in items else len(items)
+    for name in BOARDS:
+        if name in request.fixturenames and not any(name in getattr(it, "fixturenames", ()) for it in items[here + 1:]):
+            request.getfixturevalue(name).close()  # the session fixture's own close at the end does nothing more
+
+
 # -- the builds ---------------------------------------------------------------------------------------------------
 RFID_BUS = {"spi": 0, "sck": 18, "mosi": 19, "miso": 16, "baudrate": 4000000}
 
