@@ -149,43 +149,37 @@ def test_every_builtin_bot_deploys_validly_in_every_game(game: str) -> None:
             assert check_deployment(gdef, side, placement) == []
 
 
-def test_facedown_takes_a_piece_it_knows_it_beats_over_a_quiet_move() -> None:
-    """Stratego, open clashes: a known enemy scout next to our marshal. facedown takes it."""
+def _marshal_facing(seed: int, kind: str):  # noqa: ANN202
+    """Stratego with rule-built setups where the red marshal stands on a5 and a known (public) blue ``kind`` on a6."""
     st = new_game("stratego")
-    rng = random.Random(11)
+    rng = random.Random(seed)
     for side in st.game.sides:
         st.deploy(side, built_setup(st.game, side, rng))
-    # the red marshal steps out to a5, a known (public) blue scout stands on a6 next to it
     marshal_at = next(s for s, p in st.board.items() if p.owner == "red" and p.type == "marshal")
     st.board["a5"] = st.board.pop(marshal_at)
-    scout_at = next(s for s, p in st.board.items() if p.owner == "blue" and p.type == "scout")
-    scout = st.board.pop(scout_at)
-    scout.public = True
-    st.board["a6"] = scout
-    marshal_at, front = "a5", "a6"
+    enemy_at = next(s for s, p in st.board.items() if p.owner == "blue" and p.type == kind)
+    enemy = st.board.pop(enemy_at)
+    enemy.public = True
+    st.board["a6"] = enemy
+    return st
+
+
+def test_facedown_takes_a_piece_it_knows_it_beats_over_a_quiet_move() -> None:
+    """Stratego, open clashes: a known enemy scout next to our marshal. facedown takes it."""
+    st = _marshal_facing(11, "scout")
     bot = FaceDownBot(2)
     bot.spec = Level(budget_ms=1e9, max_samples=3, replies=True)  # a fixed amount of thought: repeatable
     bot.new_game("stratego", "red", st.options, 1)
     bot.observe(view(st, "red"))
-    assert bot.choose_move(view(st, "red"), 1000) == (marshal_at, front)
+    assert bot.choose_move(view(st, "red"), 1000) == ("a5", "a6")
 
 
 def test_random_and_greedy_answer_legal_moves_and_greedy_takes_known_weaker() -> None:
-    st = new_game("stratego")
-    rng = random.Random(2)
-    for side in st.game.sides:
-        st.deploy(side, built_setup(st.game, side, rng))
-    marshal_at = next(s for s, p in st.board.items() if p.owner == "red" and p.type == "marshal")
-    st.board["a5"] = st.board.pop(marshal_at)
-    weak_at = next(s for s, p in st.board.items() if p.owner == "blue" and p.type == "sergeant")
-    weak = st.board.pop(weak_at)
-    weak.public = True
-    st.board["a6"] = weak
-    marshal_at, front = "a5", "a6"
+    st = _marshal_facing(2, "sergeant")
     greedy = GreedyBot()
     greedy.new_game("stratego", "red", st.options, 1)
     greedy.observe(view(st, "red"))
-    assert greedy.choose_move(view(st, "red"), 100) == (marshal_at, front)
+    assert greedy.choose_move(view(st, "red"), 100) == ("a5", "a6")
     rnd = RandomBot()
     rnd.new_game("stratego", "red", st.options, 1)
     rnd.observe(view(st, "red"))

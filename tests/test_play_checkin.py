@@ -66,6 +66,16 @@ def _spectator_events(port: int, seconds: float = 1.5) -> list[dict]:
     return out
 
 
+def _pad_board(tmp_path: Path) -> tuple[World, MFRC522Chip, Path, FirmwareOnPty]:
+    """The reed matrix with its check-in pad, the firmware's real code running it behind a real pty."""
+    world = World()
+    world.matrix(CFG["matrix"]["rows"], CFG["matrix"]["cols"])
+    pad = MFRC522Chip()
+    world.rfid_direct([21], [pad])
+    port = tmp_path / "ttyACM0"
+    return world, pad, port, FirmwareOnPty(CFG, world, port).plug()
+
+
 def test_a_setup_tapped_on_the_pad_starts_the_game_and_spectators_learn_no_piece(tmp_path: Path) -> None:
     game = load_game("stratego_barrage")
     stations = list(game.station_ids)
@@ -83,12 +93,7 @@ def test_a_setup_tapped_on_the_pad_starts_the_game_and_spectators_learn_no_piece
     tag_map = tmp_path / "tags.json"
     tag_map.write_text(json.dumps({"game": "stratego_barrage", "tags": tags}))
 
-    world = World()
-    world.matrix(CFG["matrix"]["rows"], CFG["matrix"]["cols"])
-    pad = MFRC522Chip()
-    world.rfid_direct([21], [pad])
-    port = tmp_path / "ttyACM0"
-    fw = FirmwareOnPty(CFG, world, port).plug()
+    world, pad, port, fw = _pad_board(tmp_path)
     web = _free_port()
     ready = tmp_path / "ready"
     cli = Cli(["play", "--board", "serial", "--profile", str(profile), "--port-path", str(port), "--tag-map", str(tag_map),
@@ -150,12 +155,7 @@ def test_enrolment_with_a_checkin_profile_reads_pad_taps(tmp_path: Path) -> None
     a tag tapped twice is refused and the same piece asked for again; every piece gets its tag and the map is saved."""
     game = load_game("stratego_barrage")
     profile = _pad_profile(tmp_path, list(game.station_ids))
-    world = World()
-    world.matrix(CFG["matrix"]["rows"], CFG["matrix"]["cols"])
-    pad = MFRC522Chip()
-    world.rfid_direct([21], [pad])
-    port = tmp_path / "ttyACM0"
-    fw = FirmwareOnPty(CFG, world, port).plug()
+    world, pad, port, fw = _pad_board(tmp_path)
     tag_map = tmp_path / "tags.json"
     cli = Cli(["tags", "enroll", "stratego_barrage", "--profile", str(profile), "--port", str(port), "--map", str(tag_map)],
               env={"XDG_DATA_HOME": str(tmp_path / "data")})
