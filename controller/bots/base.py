@@ -10,6 +10,7 @@ referee refuses is told back (``refused``) and the bot is asked again. Games wit
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,28 +29,30 @@ class BotError(RuntimeError):
         self.why = why
 
 
-class Bot:
+class Bot(ABC):
     """A computer player. Subclasses answer ``choose_setup`` and ``choose_move``; the rest has sensible defaults."""
 
     name = "bot"
 
+    @abstractmethod
     def new_game(self, game: str, seat: str, options: Mapping[str, Any], seed: int | None = None) -> None:
         """A new game begins: ``game`` is a game id (or game file path), ``seat`` the side this bot plays."""
-        raise NotImplementedError
 
     def observe(self, view: Mapping[str, Any], event: Mapping[str, Any] | None = None) -> None:
         """The seat's view after an event; ``event`` is the seat's redacted ruling when the event was a move."""
+        return None  # optional: by default nothing to do
 
+    @abstractmethod
     def choose_setup(self, view: Mapping[str, Any], time_ms: float) -> dict[str, str]:
         """This seat's deployment {station: piece id}."""
-        raise NotImplementedError
 
+    @abstractmethod
     def choose_move(self, view: Mapping[str, Any], time_ms: float) -> tuple[str, str]:
         """This seat's move (from station, to station) in the position of ``view``, within ``time_ms``."""
-        raise NotImplementedError
 
     def refused(self, frm: str, to: str) -> None:
         """The referee refused the move ``frm``-``to``; the bot will be asked again."""
+        return None  # optional: by default nothing to do
 
     def answer_offer(self, offer: Mapping[str, Any]) -> bool:
         """Take an optional reaction the rules offer this seat? (an offer names the guard and the target's station)"""
@@ -57,9 +60,11 @@ class Bot:
 
     def game_over(self, result: Mapping[str, Any] | None) -> None:
         """The game ended (``result`` as in a view), or was abandoned (None)."""
+        return None  # optional: by default nothing to do
 
     def close(self) -> None:
         """Release what the bot holds (an external process)."""
+        return None  # optional: by default nothing to do
 
 
 class Player(Bot):
