@@ -67,15 +67,16 @@ def run_enroll(args: argparse.Namespace) -> int:
     t.start()
 
     def snapshots():
-        if hasattr(board, "wait_known"):
-            print("waiting for the scanner...")
-            while not board.wait_known(2.0):
-                print(f"  {board.status}")
         yield board.current()
         while True:
             yield q.get()
 
     try:
+        # no prompt before the scanner listens: a tag read before then would be lost and the player left waiting
+        if hasattr(board, "wait_known"):
+            print("waiting for the scanner...")
+            while not board.wait_known(2.0):
+                print(f"  {board.status}")
         n = enroll(tm, game, snapshots(), print, where=where)
     except KeyboardInterrupt:
         n = -1
