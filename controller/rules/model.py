@@ -217,11 +217,13 @@ class GameDef:
     text: str = field(default="", repr=False)  # the game file's text as read: journaled with every game played
     piece_by_id: Mapping[str, PieceType] = field(default_factory=dict)
     station_by_id: Mapping[str, Station] = field(default_factory=dict)
+    station_index: Mapping[str, int] = field(default_factory=dict)  # station id -> its place in the game file
     _armies: dict[tuple[int, ...], GameDef] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "piece_by_id", {p.id: p for p in self.pieces})
         object.__setattr__(self, "station_by_id", {s.id: s for s in self.stations})
+        object.__setattr__(self, "station_index", {s.id: i for i, s in enumerate(self.stations)})
 
     @property
     def station_ids(self) -> tuple[str, ...]:

@@ -65,5 +65,4 @@ def check_deployment(game: GameDef, side: str, placement: Mapping[str, str], opt
 
 
 def _order(game: GameDef, station: str) -> int:
-    st = game.station_by_id.get(station)
-    return game.stations.index(st) if st is not None else len(game.stations)
+    return game.station_index.get(station, len(game.stations))
