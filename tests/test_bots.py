@@ -286,3 +286,56 @@ def test_match_command_prints_totals_and_json(capsys: pytest.CaptureFixture[str]
     assert main(["match", "luzhanqi", "--red", "greedy"]) == 2
     assert "no bot for blue" in capsys.readouterr().err
     assert main(["match", "luzhanqi", "--seat", "green=greedy", "--red", "a", "--blue", "b"]) == 2
+
+
+class _Shuttler(RandomBot):
+    """Random, but goes straight back whenever it may: a bot that keeps running into the two-squares rule."""
+
+    name = "shuttler"
+    refusals = 0
+
+    def choose_move(self, view: dict, time_ms: float) -> tuple[str, str]:
+        self.sync(view)
+        _world, moves = self.playable()
+        run = self.run
+        back = [m for m in moves if run is not None and m.frm in run.squares and m.to in run.squares
+                and self.belief is not None and self.belief.where.get(m.frm) == run.uid]
+        return tuple(self.rng.choice(back or moves))  # type: ignore[return-value]
+
+    def refused(self, frm: str, to: str) -> None:
+        type(self).refusals += 1
+        super().refused(frm, to)
+
+
+@pytest.mark.parametrize(("game", "options"), [("stratego", {"two_squares": 3}), ("stratego", {"two_squares_scouts": False}),
+                                               ("lattaque", {"two_squares": 3}), ("dover_patrol", {"two_squares": 3})])
+def test_the_bots_count_their_shuttles_as_the_two_squares_rule_does(game: str, options: dict) -> None:
+    """A guessed world has no history, so a bot keeps its own count of its shuttle: every move it leaves out is one
+    the referee would refuse under the two-squares rule, and every move the rule refuses is left out (seen from
+    the real game state at each of its turns, scout ranges included); a bot that keeps going back is never refused."""
+    from controller.rules.hooks import TwoSquares
+
+    bots = {"red": _Shuttler(), "blue": _Shuttler()}
+    _Shuttler.refusals = 0
+    checked = forbidden = 0
+
+    def watch(st: GameState, side: str, seen: dict, event: dict | None) -> None:
+        nonlocal checked, forbidden
+        if event is not None or st.turn != side or st.phase != "play":
+            return
+        bot = bots[side]
+        bot.sync(seen)
+        world = bot.world()
+        for m in world.legal_moves(side):
+            if m.to in st.board or m.to in world.board:
+                continue  # attacks depend on hidden kinds; steps onto empty stations are the same in both worlds
+            refused = TwoSquares().forbid(st, m.frm, m.to) is not None
+            assert bot.shuttle_refused(world, m) == refused, (side, m, bot.run)
+            checked += 1
+            forbidden += refused
+
+    for seed in range(2):
+        names = {"red": "shuttler", "blue": "shuttler"}
+        play_game(game, bots, names, seed=seed, max_plies=160, options=options, watch=watch)
+    assert forbidden > 10 and checked > forbidden
+    assert _Shuttler.refusals == 0

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from controller.rules import GameDef, load_game
+from controller.rules.hooks import Run, TwoSquares
 from controller.rules.state import GameState, Move
 
 from .belief import Belief, Prior
@@ -78,6 +79,7 @@ class Player(Bot):
         self.belief: Belief | None = None
         self.forbidden: set[Move] = set()
         self.last_ply = -1
+        self.run: Run | None = None  # this seat's shuttle so far, as the two-squares rule counts it
 
     def prior(self) -> Prior | None:
         return None
@@ -91,10 +93,23 @@ class Player(Bot):
         self.rng = random.Random(seed)
         self.belief = Belief(self.gdef, seat, options, self.prior())
         self.forbidden = set()
+        self.run = None
 
     def observe(self, view: Mapping[str, Any], event: Mapping[str, Any] | None = None) -> None:
-        assert self.belief is not None, "new_game first"
-        self.belief.update(view, event)
+        b = self.belief
+        assert b is not None, "new_game first"
+        mine = event is not None and event.get("side") == self.seat and event.get("from") in b.where
+        uid = b.where[event["from"]] if mine else None  # type: ignore[index]
+        b.update(view, event)
+        if mine:  # keep count of our own shuttle as the rule does: a guessed world has no history
+            frm, to = event["from"], event["to"]  # type: ignore[index]
+            run = self.run
+            if b.where.get(to) != uid:
+                self.run = None  # the piece did not go from one square to the other (a bounce, a loss)
+            elif run is not None and run.uid == uid and frm in run.squares and to in run.squares:
+                self.run = run._replace(length=run.length + 1)
+            else:
+                self.run = Run(uid, TwoSquares.span(b.base, frm, to), 1, (frm, to))
 
     def refused(self, frm: str, to: str) -> None:
         self.forbidden.add(Move(frm, to))
@@ -116,7 +131,19 @@ class Player(Bot):
         return self.belief.scratch(self.belief.where, kinds or {})
 
     def legal(self, st: GameState) -> list[Move]:
-        return [m for m in st.legal_moves(self.seat) if m not in self.forbidden]
+        """The seat's moves in ``st`` the referee will take: not refused this turn, and not one the two-squares
+        rule forbids. If only such moves are left, they are offered anyway (and the referee says no)."""
+        moves = [m for m in st.legal_moves(self.seat) if m not in self.forbidden]
+        return [m for m in moves if not self.shuttle_refused(st, m)] or moves
+
+    def shuttle_refused(self, st: GameState, m: Move) -> bool:
+        """Would the two-squares rule (option ``two_squares``) refuse ``m`` after this seat's own moves so far?"""
+        limit = st.options.get("two_squares")
+        run = self.run
+        if not limit or run is None or run.length < limit or m.frm not in run.squares or m.to not in run.squares:
+            return False
+        p = st.board.get(m.frm)
+        return p is not None and p.uid == run.uid
 
     def playable(self, tries: int = 8) -> tuple[GameState, list[Move]]:
         """A guessed world and the seat's legal moves in it. Where a guess leaves no move (an attack whose legality

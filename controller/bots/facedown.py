@@ -63,7 +63,6 @@ class FaceDownBot(Player):
         if lv not in LEVELS:
             raise BotError("protocol", f"facedown has levels {', '.join(map(str, LEVELS))}, not {level}")
         self.spec = LEVELS[lv]
-        self.mine: list[tuple[int, str, str]] = []  # this seat's moves: (uid, from, to)
 
     def prior(self) -> Prior | None:
         assert self.gdef is not None
@@ -71,16 +70,9 @@ class FaceDownBot(Player):
 
     def new_game(self, game: str, seat: str, options: Mapping[str, Any], seed: int | None = None) -> None:
         super().new_game(game, seat, options, seed)
-        self.mine = []
         assert self.gdef is not None and self.belief is not None
         self._friends = frozenset(s for s in self.gdef.sides if s == seat or self.gdef.ally(seat, s))
         worth(self.belief.base)  # the per-game figures, once, before the clock runs
-
-    def observe(self, view: Mapping[str, Any], event: Mapping[str, Any] | None = None) -> None:
-        b = self.belief
-        if event is not None and event.get("side") == self.seat and b is not None and event.get("from") in b.where:
-            self.mine.append((b.where[event["from"]], event["from"], event["to"]))
-        super().observe(view, event)
 
     def choose_setup(self, view: Mapping[str, Any], time_ms: float) -> dict[str, str]:
         assert self.gdef is not None
@@ -97,8 +89,7 @@ class FaceDownBot(Player):
         budget = min(spec.budget_ms, time_ms * 0.8) / 1000.0
         deadline = start + budget
         hard = start + 3 * budget  # the first guess is finished (every move looked at once) unless this late
-        first, legal = self.playable()
-        moves = [m for m in legal if not self._shuttle_limit(first, m)] or legal
+        first, moves = self.playable()
         if not moves:
             raise BotError("illegal", f"facedown ({self.seat}) finds no legal move")
         if len(moves) == 1:
@@ -236,37 +227,9 @@ class FaceDownBot(Player):
                 score += gain if p.owner in self._friends else -gain
         return score
 
-    # ------------------------------------------------------------------ repetition
-    def _runs(self, uid: int) -> tuple[int, tuple[str, str] | None]:
-        """How many of this seat's latest moves shuttled piece ``uid`` between the same two stations."""
-        run = 0
-        pair: tuple[str, str] | None = None
-        for mu, frm, to in reversed(self.mine):
-            if mu != uid:
-                break
-            key = tuple(sorted((frm, to)))
-            if pair is None:
-                pair = key  # type: ignore[assignment]
-            elif key != pair:
-                break
-            run += 1
-        return run, pair
-
-    def _shuttle_limit(self, st: GameState, m: Move) -> bool:
-        limit = st.options.get("two_squares")
-        if not limit:
-            return False
-        p = st.board.get(m.frm)
-        if p is None or not self.mine or self.mine[-1][0] != p.uid:
-            return False
-        run, pair = self._runs(p.uid)
-        return run >= limit - 1 and pair == tuple(sorted(m))
-
     def _shuttle_penalty(self, m: Move) -> float:
-        if not self.mine:
+        """A little against going on with a shuttle: the more moves it has, the more (the rule will stop it soon)."""
+        run = self.run
+        if run is None or m.frm not in run.squares or m.to not in run.squares or self.belief is None:
             return 0.0
-        uid, frm, to = self.mine[-1]
-        if (to, frm) == tuple(m):
-            run, _pair = self._runs(uid)
-            return 0.15 * run
-        return 0.0
+        return 0.15 * run.length if self.belief.where.get(m.frm) == run.uid else 0.0
