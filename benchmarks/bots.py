@@ -5,14 +5,21 @@ time) and the process's peak memory (RSS, MB: the engine, both bots and Python i
 
     python benchmarks/bots.py [--games 20] [--game stratego --game luzhanqi ...] [--opponent random ...]
                               [--bot facedown] [--max-plies 2000] [--json FILE] [--cpu-clock]
+                              [--ledger FILE [--until N] [--summary]]
 
-The issue asks 200 games per opponent and game; a full run of that takes days on a shared 2-core machine, so the
-count is a flag and the README states the counts behind its figures. Asserts nothing about timing.
+The issue asks 200 games per opponent and game, ~10 CPU-hours at the default level. With ``--ledger`` each finished
+game is appended to a ledger as one JSON line, stamped with a fingerprint of the code and data that decide how the
+bots play (the bots, the rules engine, the game files, the packaged human setups): runs on several days or machines
+add up, a run that is stopped keeps every game it finished, new games take seeds the ledger has not used, and a
+change to that code starts a new count instead of mixing with games of the old bot. ``--until N`` plays until the
+ledger holds N games per pair for the current code; ``--summary`` only prints the ledger's figures.
+Asserts nothing about timing.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import resource
 import sys
@@ -28,14 +35,52 @@ from controller.bots.arena import Match, percentile, play_game  # noqa: E402
 from controller.rules import load_game  # noqa: E402
 
 GAMES = ["stratego", "luzhanqi", "lattaque", "dover_patrol", "navy_cn", "navy_tw"]
+#: What decides how the bots play, hashed into the ledger's fingerprint.
+PLAY_CODE = ["controller/bots", "controller/rules", "controller/records"]
+
+
+def fingerprint() -> str:
+    """A short hash of every file that decides how the bots play (code, game files, packaged human setups)."""
+    h = hashlib.sha256()
+    for top in PLAY_CODE:
+        for f in sorted((ROOT / top).rglob("*")):
+            if f.is_file() and "__pycache__" not in f.parts:
+                h.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:12]
 
 
 def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def _hist(values: list[float]) -> dict[str, int]:
+    """Milliseconds in 0.1 ms buckets: compact, and enough for percentiles over many games."""
+    out: dict[str, int] = {}
+    for v in values:
+        k = f"{round(v, 1):.1f}"
+        out[k] = out.get(k, 0) + 1
+    return out
+
+
+def _hist_percentile(hists: list[dict[str, int]], q: float) -> float:
+    merged: dict[float, int] = {}
+    for h in hists:
+        for k, n in h.items():
+            merged[float(k)] = merged.get(float(k), 0) + n
+    values = sorted(merged)
+    total = sum(merged.values())
+    if not total:
+        return 0.0
+    rank, seen = q * (total - 1), 0
+    for v in values:
+        seen += merged[v]
+        if seen > rank:
+            return v
+    return values[-1]
+
+
 def run_pair(game: str, bot: str, opponent: str, games: int, max_plies: int, seed: int,
-             clock: Callable[[], float] = time.perf_counter) -> dict:
+             clock: Callable[[], float] = time.perf_counter, ledger: Path | None = None, fp: str = "") -> dict:
     gdef = load_game(game)
     sides = gdef.sides
     # two sides: bot against opponent; four (siguo): the bot's alliance against the opponent's
@@ -43,7 +88,7 @@ def run_pair(game: str, bot: str, opponent: str, games: int, max_plies: int, see
     match = Match(game, seats)
     started = time.perf_counter()
     for i in range(games):
-        names = match.rotation(i)
+        names = match.rotation(seed - 1 + i)  # by seed: seats keep alternating when a ledger run resumes
         bots = {s: find_bot(n) for s, n in names.items()}
         record = play_game(game, bots, names, seed=seed + i, max_plies=max_plies, clock=clock)
         match.records.append(record)
@@ -51,6 +96,17 @@ def run_pair(game: str, bot: str, opponent: str, games: int, max_plies: int, see
             print(f"\n  game {i + 1}: {names[f['side']]} ({f['side']}) failed: {f['why']}: {f['message']}", file=sys.stderr)
         for b in bots.values():
             b.close()
+        if ledger is not None:
+            mine = [s for s, n in record.seats.items() if n == bot]
+            entry = {"fp": fp, "game": game, "bot": bot, "opponent": opponent, "seed": seed + i, "max_plies": max_plies,
+                     "clock": "cpu" if clock is time.thread_time else "wall", "bot_seats": mine,
+                     "won": any(w in mine for w in record.winners), "draw": record.draw, "plies": record.plies,
+                     "reason": record.reason, "failures": record.failures,
+                     "think_ms": _hist([ms for s in mine for ms in record.think_ms.get(s, [])]),
+                     "cpu_ms": _hist([ms for s in mine for ms in record.cpu_ms.get(s, [])]),
+                     "peak_rss_mb": round(peak_mb(), 1), "at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+            with ledger.open("a", encoding="utf-8") as fh:  # one line per game: a stopped run keeps what it finished
+                fh.write(json.dumps(entry) + "\n")
         print(f"\r  {game} vs {opponent}: {i + 1}/{games}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     summary = match.summary()
@@ -69,6 +125,45 @@ def run_pair(game: str, bot: str, opponent: str, games: int, max_plies: int, see
     }
 
 
+def read_ledger(path: Path, fp: str) -> list[dict]:
+    """The ledger's games played with the current code (lines of other code, or unreadable ones, are left out)."""
+    if not path.exists():
+        return []
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            print(f"{path}:{n}: not a JSON line, left out", file=sys.stderr)
+            continue
+        if entry.get("fp") == fp:
+            out.append(entry)
+    return out
+
+
+def ledger_row(entries: list[dict]) -> dict:
+    """One table row from a pair's ledger games."""
+    games = len(entries)
+    wins = sum(e["won"] for e in entries)
+    return {
+        "game": entries[0]["game"], "opponent": entries[0]["opponent"], "games": games, "wins": wins,
+        "draws": sum(e["draw"] for e in entries), "win_pct": round(100.0 * wins / games, 1),
+        "failures": sum(1 for e in entries for f in e["failures"] if f["side"] in e["bot_seats"]),
+        "plies_mean": sum(e["plies"] for e in entries) / games,
+        "think_ms_p50": _hist_percentile([e["think_ms"] for e in entries], 0.5),
+        "think_ms_p99": _hist_percentile([e["think_ms"] for e in entries], 0.99),
+        "cpu_ms_p50": _hist_percentile([e["cpu_ms"] for e in entries], 0.5),
+        "cpu_ms_p99": _hist_percentile([e["cpu_ms"] for e in entries], 0.99),
+        "peak_rss_mb": max(e["peak_rss_mb"] for e in entries),
+    }
+
+
+def print_row(row: dict) -> None:
+    print(f"{row['game']:<14} {row['opponent']:<8} {row['games']:>5} {row['win_pct']:>6.1f} {row['draws']:>5} "
+          f"{row['failures']:>4} {row['plies_mean']:>6.0f} {row['think_ms_p50']:>7.1f} {row['think_ms_p99']:>7.1f} "
+          f"{row['cpu_ms_p50']:>7.1f} {row['cpu_ms_p99']:>7.1f} {row['peak_rss_mb']:>7.1f}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=20, help="games per opponent per game (default 20)")
@@ -78,6 +173,10 @@ def main() -> None:
     ap.add_argument("--max-plies", type=int, default=2000, help="a game this long is a draw (default 2000)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", metavar="FILE", help="also append each row as a JSON line to FILE")
+    ap.add_argument("--ledger", metavar="FILE", type=Path,
+                    help="append every finished game to this ledger and count the ledger's games of the current code")
+    ap.add_argument("--until", type=int, metavar="N", help="with --ledger: play until it holds N games per pair")
+    ap.add_argument("--summary", action="store_true", help="with --ledger: print its figures, play no game")
     ap.add_argument("--cpu-clock", action="store_true",
                     help="count the bot's time budget, the arena's time limit per move and the think-time columns in "
                          "CPU time of the thinking thread: a loaded or niced run then measures the strength of a quiet "
@@ -88,15 +187,32 @@ def main() -> None:
 
         FaceDownBot.clock = staticmethod(time.thread_time)  # type: ignore[assignment]
     clock = time.thread_time if args.cpu_clock else time.perf_counter
+    if (args.until or args.summary) and not args.ledger:
+        ap.error("--until and --summary need --ledger FILE")
+    fp = fingerprint()
+    if args.ledger:
+        print(f"ledger {args.ledger}, code fingerprint {fp}", file=sys.stderr)
     print(f"{'game':<14} {'vs':<8} {'games':>5} {'win %':>6} {'draws':>5} {'fail':>4} {'plies':>6} "
           f"{'p50 ms':>7} {'p99 ms':>7} {'cpu p50':>7} {'cpu p99':>7} {'RSS MB':>7}")
     for game in args.game or GAMES:
         for opponent in args.opponent or ["random", "greedy"]:
-            row = run_pair(game, args.bot, opponent, args.games, args.max_plies, args.seed, clock)
-            print(f"{row['game']:<14} {row['opponent']:<8} {row['games']:>5} {row['win_pct']:>6.1f} {row['draws']:>5} "
-                  f"{row['failures']:>4} {row['plies_mean']:>6.0f} {row['think_ms_p50']:>7.1f} {row['think_ms_p99']:>7.1f} "
-                  f"{row['cpu_ms_p50']:>7.1f} {row['cpu_ms_p99']:>7.1f} "
-                  f"{row['peak_rss_mb']:>7.1f}", flush=True)
+            if args.ledger:
+                def pair(game: str = game, opponent: str = opponent) -> list[dict]:
+                    return [e for e in read_ledger(args.ledger, fp) if e["game"] == game and e["opponent"] == opponent
+                            and e["bot"] == args.bot and e.get("max_plies") == args.max_plies
+                            and e.get("clock") == ("cpu" if args.cpu_clock else "wall")]
+                done = pair()
+                todo = 0 if args.summary else max(0, args.until - len(done)) if args.until else args.games
+                if todo:
+                    seed = max((e["seed"] for e in done), default=args.seed - 1) + 1
+                    run_pair(game, args.bot, opponent, todo, args.max_plies, seed, clock, args.ledger, fp)
+                    done = pair()
+                if not done:
+                    continue
+                row = ledger_row(done)
+            else:
+                row = run_pair(game, args.bot, opponent, args.games, args.max_plies, args.seed, clock)
+            print_row(row)
             if args.json:
                 with open(args.json, "a", encoding="utf-8") as fh:
                     fh.write(json.dumps(row) + "\n")
