@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from hypothesis import strategies as hs
 from controller.bots import BUILTIN, Bot, BotError, FaceDownBot, GreedyBot, RandomBot, bot_names, find_bot
 from controller.bots.arena import Match, play_game
 from controller.bots.belief import Belief
-from controller.bots.facedown import Level
+from controller.bots.facedown import LEVELS, Level
 from controller.bots.setups import built_setup
 from controller.cli import main
 from controller.rules import game_ids, load_game, new_game, redact_ruling, view
@@ -63,7 +64,7 @@ class Auditing(FaceDownBot):
 
     def __init__(self, problems: list[str]) -> None:
         super().__init__(1)
-        self.spec = Level(budget_ms=1e9, max_samples=1, replies=False)  # repeatable, whatever the load
+        self.spec = Level(positions=10**9, max_samples=1, replies=False)  # repeatable, whatever the load
         self.problems = problems
         self.truth: GameState | None = None
 
@@ -168,7 +169,7 @@ def test_facedown_takes_a_piece_it_knows_it_beats_over_a_quiet_move() -> None:
     """Stratego, open clashes: a known enemy scout next to our marshal. facedown takes it."""
     st = _marshal_facing(11, "scout")
     bot = FaceDownBot(2)
-    bot.spec = Level(budget_ms=1e9, max_samples=3, replies=True)  # a fixed amount of thought: repeatable
+    bot.spec = Level(positions=10**9, max_samples=3, replies=True)  # a fixed amount of thought: repeatable
     bot.new_game("stratego", "red", st.options, 1)
     bot.observe(view(st, "red"))
     assert bot.choose_move(view(st, "red"), 1000) == ("a5", "a6")
@@ -339,3 +340,33 @@ def test_the_bots_count_their_shuttles_as_the_two_squares_rule_does(game: str, o
         play_game(game, bots, names, seed=seed, max_plies=160, options=options, watch=watch)
     assert forbidden > 10 and checked > forbidden
     assert _Shuttler.refusals == 0
+
+
+def test_a_level_is_an_amount_of_work_so_a_slower_machine_plays_the_same_game() -> None:
+    """The same level and seed play the same game on a machine ten times slower (its clock runs 10x ahead), as
+    long as the host's budget allows; a budget too short for the level's work cuts it short, with a legal move."""
+
+    def game(speed: float) -> list[tuple[str, str]]:
+        bot = FaceDownBot(1)
+        start = time.perf_counter()
+        bot.clock = lambda: start + (time.perf_counter() - start) * speed  # type: ignore[method-assign]
+        moves: list[tuple[str, str]] = []
+
+        def watch(st: GameState, side: str, seen: dict, event: dict | None) -> None:
+            if event is not None and event.get("side") == "red":
+                moves.append((event["from"], event["to"]))
+
+        play_game("luzhanqi", {"red": bot, "blue": RandomBot()}, {"red": "facedown", "blue": "random"}, seed=4,
+                  max_plies=40, time_ms=60_000, watch=watch)
+        return moves
+
+    quick = game(1.0)
+    assert len(quick) >= 15 and game(10.0) == quick
+
+    st = _marshal_facing(3, "sergeant")
+    bot = FaceDownBot(5)
+    bot.new_game("stratego", "red", st.options, 1)
+    bot.observe(view(st, "red"))
+    move = bot.choose_move(view(st, "red"), 50)  # 40 ms of the 28,000 positions of level 5
+    assert tuple(move) in {tuple(m) for m in st.legal_moves()}
+    assert 0 < bot.looked < LEVELS[5].positions

@@ -96,7 +96,7 @@ def _audited_bot(problems: list[str], holder: dict[str, Any]) -> FaceDownBot:
             return super().choose_move(view, time_ms)
 
     bot = Audited(1)
-    bot.spec = Level(budget_ms=1e9, max_samples=2, replies=False)  # a fixed amount of thought: repeatable
+    bot.spec = Level(positions=10**9, max_samples=2, replies=False)  # a fixed amount of thought: repeatable
     return bot
 
 

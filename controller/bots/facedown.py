@@ -5,7 +5,8 @@ seat saw: reveals, clash outcomes, which pieces moved, the armies' counts, a pri
 in each guess plays every legal move on a copy of the game through the rules engine, answers it with the opponent's
 attacks that hurt most, and scores the result: material worth from the clash table, the game won or lost, how near
 its attackers stand to the enemy flag and the enemy's to its own, and how much each side has given away. The move
-with the best average over the guesses is played. Levels set how many guesses and how much time it may use.
+with the best average over the guesses is played. A level is an amount of work (positions looked at), not of time:
+the same level plays the same moves on a Pi Zero and on a desktop, only slower; the host's time budget is a cap.
 
 Only the seat's redacted views reach it (through ``Belief``); the guesses are its own.
 """
@@ -28,20 +29,22 @@ from .values import WIN, Worth, worth
 
 @dataclass(frozen=True)
 class Level:
-    """How hard the bot thinks: time per move (ms; the first guess is always finished, within 3x that), at most
-    this many guesses, whether it looks at the opponent's replies."""
+    """How hard the bot thinks: how many positions it may look at per move (a move tried in one guess and each
+    reply to it is one position; the first guess is always finished), at most this many guesses, whether it looks
+    at the opponent's replies. Work, not time: the same level plays alike on every machine, a slower one takes
+    longer (a position costs ~0.07-0.2 ms on the CI machine, ~10x that on a Pi Zero 2 W)."""
 
-    budget_ms: float
+    positions: int
     max_samples: int
     replies: bool
 
 
 LEVELS = {
-    1: Level(40, 4, False),
-    2: Level(120, 12, True),
-    3: Level(150, 60, True),
-    4: Level(900, 200, True),
-    5: Level(2800, 600, True),
+    1: Level(400, 4, False),
+    2: Level(1200, 12, True),
+    3: Level(1500, 60, True),
+    4: Level(9000, 200, True),
+    5: Level(28000, 600, True),
 }
 DEFAULT_LEVEL = 3
 #: Chance the opponent dares an attack on a piece of ours it cannot see (a known one it attacks when it pays).
@@ -52,9 +55,7 @@ class FaceDownBot(Player):
     """The determinized-search player (see the module docstring)."""
 
     name = "facedown"
-    #: The clock its time budget is counted on: the wall clock at the table. A benchmark measuring strength on a
-    #: shared machine may count the thinking thread's CPU time instead (``time.thread_time``), so that load slows
-    #: the run down but does not make the bot think less.
+    #: The clock the host's time cap is counted on: the wall clock at the table.
     clock: Callable[[], float] = staticmethod(time.perf_counter)  # type: ignore[assignment]
 
     def __init__(self, level: int | None = None) -> None:
@@ -63,6 +64,7 @@ class FaceDownBot(Player):
         if lv not in LEVELS:
             raise BotError("protocol", f"facedown has levels {', '.join(map(str, LEVELS))}, not {level}")
         self.spec = LEVELS[lv]
+        self.looked = 0
 
     def prior(self) -> Prior | None:
         assert self.gdef is not None
@@ -86,9 +88,8 @@ class FaceDownBot(Player):
         b = self.belief
         assert b is not None
         spec = self.spec
-        budget = min(spec.budget_ms, time_ms * 0.8) / 1000.0
-        deadline = start + budget
-        hard = start + 3 * budget  # the first guess is finished (every move looked at once) unless this late
+        cap = start + time_ms * 0.8 / 1000.0  # the host's budget: a level's work that does not fit is cut short here
+        hard = start + time_ms * 0.95 / 1000.0  # the first guess is finished unless the budget is nearly spent
         first, moves = self.playable()
         if not moves:
             raise BotError("illegal", f"facedown ({self.seat}) finds no legal move")
@@ -98,21 +99,22 @@ class FaceDownBot(Player):
         total = dict.fromkeys(moves, 0.0)
         seen = dict.fromkeys(moves, 0)
         samples = 0
+        self.looked = 0  # positions looked at so far this move
         st = first
         order = list(moves)
-        out_of_time = False
-        while not out_of_time:
+        done = False
+        while not done:
             legal_here = set(st.legal_moves(self.seat))
             self.rng.shuffle(order)
             for m in order:
                 if m in legal_here:
                     total[m] += self._score(st, m, w)
                     seen[m] += 1
-                if clock() > deadline and (samples >= 1 or clock() > hard):
-                    out_of_time = True
+                if samples >= 1 and (self.looked >= spec.positions or clock() > cap) or clock() > hard:
+                    done = True
                     break
             samples += 1
-            if samples >= spec.max_samples or clock() > deadline:
+            if samples >= spec.max_samples or self.looked >= spec.positions or clock() > cap:
                 break
             st = self.world(b.sample(self.rng))
         best, best_value = moves[0], -float("inf")
@@ -157,6 +159,7 @@ class FaceDownBot(Player):
 
     def evaluate(self, st: GameState, w: Worth) -> float:
         """How good ``st`` is for this seat (positive: better for it)."""
+        self.looked += 1
         if st.result is not None:
             if not st.result.winners:
                 return 0.0

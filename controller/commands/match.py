@@ -24,7 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--blue", metavar="BOT", help="the bot for blue (same as --seat blue=BOT)")
     p.add_argument("--games", type=int, default=2, help="how many games (default 2)")
     p.add_argument("--max-plies", type=int, default=DEFAULT_MAX_PLIES, help=f"draw after this many plies (default {DEFAULT_MAX_PLIES})")
-    p.add_argument("--time-ms", type=float, default=1000.0, help="time budget per move given to each bot (default 1000)")
+    p.add_argument("--time-ms", type=float, default=10_000.0,
+                   help="the most a bot may take for a move, in ms (default 10000; facedown's levels are work, not time: "
+                        "they stop sooner)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first game (game i uses seed+i)")
     p.add_argument("--json", action="store_true", help="print the summary and every game as JSON")
     p.set_defaults(func=run)

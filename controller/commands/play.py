@@ -17,6 +17,11 @@ from controller.referee.supervisor import FAULT_EXIT
 FAULT_LINGER_S = 5.0
 
 
+#: Seconds a computer seat may take for a move at most: the built-in bot's default level takes ~0.1-0.3 s on the CI
+#: machine and ~1-3 s on a Pi Zero 2 W; level 5 up to ~30 s there. A bot past this is a time-out the arbiter handles.
+BOT_TIME_S = 30.0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("play", help="referee a game on a board, with the web page")
     p.add_argument("game", nargs="?", default=None, help="game id (default: the profile's game, else stratego)")
@@ -31,6 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="house-rule option")
     p.add_argument("--seat", action="append", default=[], metavar="SIDE=bot:NAME",
                    help="a computer seat, e.g. blue=bot:facedown or blue=bot:facedown:2 (see docs/bots.md); repeatable")
+    p.add_argument("--bot-time", type=float, default=BOT_TIME_S, metavar="SECONDS",
+                   help=f"the most a computer seat may take for a move (default {BOT_TIME_S:g}): a built-in bot stops "
+                        "sooner, when its level's work is done; an external engine is given this budget")
     p.add_argument("--announce", default="console", help="comma-separated announcers: console, buzzer, voice-zh, voice-en, none")
     p.add_argument("--lang", default="en", choices=("en", "zh-Hans", "zh-Hant"), help="the console announcer's language (default en)")
     p.add_argument("--demo", action="store_true", help="simulated players lay out and play both sides (sim board only)")
@@ -231,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.lights import station_lights
 
     lights = station_lights(table.session, profile, board)  # before the computer seats: it follows their instructions
-    computers = computer_seats(table, args.seat)
+    computers = computer_seats(table, args.seat, args.bot_time)
     demo = None
     if args.demo or args.demo_side:
         from controller.referee.demo import DemoPlayers
@@ -302,7 +310,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def computer_seats(table: Any, items: list[str]) -> list[Any]:
+def computer_seats(table: Any, items: list[str], bot_time_s: float = BOT_TIME_S) -> list[Any]:
     """The --seat SIDE=bot:NAME computer seats, each bound to the table's session (its deployment registered now)."""
     from controller.bots import find_bot
     from controller.commands.script import ScriptError, parse_seats
@@ -313,4 +321,7 @@ def computer_seats(table: Any, items: list[str]) -> list[Any]:
         bots = {side: find_bot(name) for side, name in chosen.items()}
     except (ScriptError, ValueError) as exc:
         raise SystemExit(f"facedown play: {exc}") from None
-    return [ComputerSeat(table.session, side, bot, name=chosen[side]) for side, bot in bots.items()]
+    if not bot_time_s > 0:
+        raise SystemExit(f"facedown play: --bot-time must be a number of seconds above 0, not {bot_time_s:g}")
+    return [ComputerSeat(table.session, side, bot, name=chosen[side], time_ms=bot_time_s * 1000.0)
+            for side, bot in bots.items()]

@@ -67,7 +67,7 @@ class ComputerSeat:
     """One side of a session played by ``bot`` (see the module docstring)."""
 
     def __init__(self, session: Session, seat: str, bot: Bot, *, name: str = "", seed: int | None = None,
-                 time_ms: float = 1000.0) -> None:
+                 time_ms: float = 30_000.0) -> None:
         if seat not in session.game.sides:
             raise ValueError(f"{session.game.id} has no seat {seat!r}; seats are {', '.join(session.game.sides)}")
         self.session = session
