@@ -178,9 +178,10 @@ def main() -> None:
     ap.add_argument("--until", type=int, metavar="N", help="with --ledger: play until it holds N games per pair")
     ap.add_argument("--summary", action="store_true", help="with --ledger: print its figures, play no game")
     ap.add_argument("--cpu-clock", action="store_true",
-                    help="count the bot's time budget, the arena's time limit per move and the think-time columns in "
-                         "CPU time of the thinking thread: a loaded or niced run then measures the strength of a quiet "
-                         "machine (in-process bots only: a cmd: bot's CPU is another process's)")
+                    help="count the bot's time cap, the arena's time limit per move and the think-time columns in "
+                         "CPU time of the thinking thread: a loaded or niced run then never cuts a move short or calls "
+                         "it late (facedown's levels are work, so load does not weaken it otherwise; in-process bots "
+                         "only: a cmd: bot's CPU is another process's)")
     args = ap.parse_args()
     if args.cpu_clock:
         from controller.bots.facedown import FaceDownBot
