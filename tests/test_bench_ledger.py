@@ -1,0 +1,36 @@
+"""The bot benchmark's ledger: strength runs add up over several runs, one line per finished game, and games of
+other code are counted apart."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _bench(*args: str) -> str:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bots.py"), "--game", "luzhanqi", "--opponent", "greedy",
+                           "--max-plies", "6", "--cpu-clock", *args], capture_output=True, text=True, timeout=120, check=True)
+    return done.stdout
+
+
+def test_runs_add_up_in_the_ledger_with_new_seeds_and_swapped_seats(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.jsonl"
+    _bench("--ledger", str(ledger), "--games", "1")
+    out = _bench("--ledger", str(ledger), "--until", "3")
+    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert [e["seed"] for e in entries] == [1, 2, 3]
+    assert [e["bot_seats"] for e in entries] == [["red"], ["blue"], ["red"]]
+    assert {e["fp"] for e in entries} == {entries[0]["fp"]} and all(e["draw"] and e["plies"] == 6 for e in entries)
+    row = out.splitlines()[-1].split()
+    assert row[:3] == ["luzhanqi", "greedy", "3"]
+
+    # a line of other code, and a line that is not JSON, are left out of the count; --summary plays nothing
+    other = dict(entries[0], fp="0" * 12, seed=99)
+    ledger.write_text(ledger.read_text() + json.dumps(other) + "\n" + "{not json\n")
+    out = _bench("--ledger", str(ledger), "--summary")
+    assert out.splitlines()[-1].split()[:3] == ["luzhanqi", "greedy", "3"]
+    assert len(ledger.read_text().splitlines()) == 5
