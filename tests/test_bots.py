@@ -370,3 +370,25 @@ def test_a_level_is_an_amount_of_work_so_a_slower_machine_plays_the_same_game() 
     move = bot.choose_move(view(st, "red"), 50)  # 40 ms of the 28,000 positions of level 5
     assert tuple(move) in {tuple(m) for m in st.legal_moves()}
     assert 0 < bot.looked < LEVELS[5].positions
+
+
+def test_the_last_pieces_that_can_clear_an_enemy_blocker_are_kept() -> None:
+    """From the clash table alone: a bomb only a miner clears, a mine only a minesweeper, a minelayer only a
+    destroyer sinks. While such a blocker stands, facedown counts its last clearer worth far more than its rank
+    (Dover Patrol games were drawn at the ply cap after it had traded away every destroyer and minesweeper)."""
+    from controller.bots.values import worth
+
+    assert worth(new_game("stratego")).blockers == {"bomb": frozenset({"miner"})}
+    assert worth(new_game("dover_patrol")).blockers == {"mine": frozenset({"minesweeper"}), "minelayer": frozenset({"destroyer"})}
+    assert worth(new_game("luzhanqi")).blockers["mine"] == frozenset({"engineer"})
+
+    st = _marshal_facing(5, "sergeant")
+    bot = FaceDownBot(1)
+    bot.new_game("stratego", "red", st.options, 1)
+    w = worth(st)
+    miners = [s for s, p in st.board.items() if p.owner == "red" and p.type == "miner"]
+    for s in miners[1:]:
+        del st.board[s]
+    with_one = bot.evaluate(st, w)
+    del st.board[miners[0]]
+    assert with_one - bot.evaluate(st, w) > w.value["miner"] + 1.5

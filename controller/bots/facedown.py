@@ -41,12 +41,14 @@ class Level:
 
 LEVELS = {
     1: Level(400, 4, False),
-    2: Level(1200, 12, True),
-    3: Level(1500, 60, True),
+    2: Level(900, 12, True),
+    3: Level(1300, 60, True),
     4: Level(9000, 200, True),
     5: Level(28000, 600, True),
 }
 DEFAULT_LEVEL = 3
+#: What having pieces that can clear an enemy blocker is worth (the first such piece half of it, the next a quarter...).
+BLOCKER = 4.0
 #: Chance the opponent dares an attack on a piece of ours it cannot see (a known one it attacks when it pays).
 BLIND_ATTACK = 0.35
 
@@ -175,11 +177,19 @@ class FaceDownBot(Player):
         foe_movers: list[str] = []
         my_flags: list[str] = []
         foe_flags: list[str] = []
+        mine: dict[str, int] = {}
+        theirs: dict[str, int] = {}
+        clearers: list[tuple[str, str]] = []  # (station, kind) of our pieces that can remove an enemy blocker
+        foe_blockers: dict[str, list[str]] = {}
+        clears, blockers = w.clears, w.blockers
         for station, p in st.board.items():
             if p.owner in st.out:
                 continue
             v = value[p.type]
             if p.owner in friends:
+                mine[p.type] = mine.get(p.type, 0) + 1
+                if p.type in clears:
+                    clearers.append((station, p.type))
                 score += v
                 if p.public:
                     score -= 0.12 * v  # what the enemy knows of it
@@ -188,6 +198,9 @@ class FaceDownBot(Player):
                 elif p.type in w.movable:
                     my_movers.append(station)
             else:
+                theirs[p.type] = theirs.get(p.type, 0) + 1
+                if p.type in blockers:
+                    foe_blockers.setdefault(p.type, []).append(station)
                 score -= v
                 if p.public:
                     score += 0.12 * v
@@ -195,7 +208,17 @@ class FaceDownBot(Player):
                     foe_flags.append(station)
                 elif p.type in w.movable:
                     foe_movers.append(station)
+        for kind, answers in w.blockers.items():  # keep the last pieces that can clear a blocker still standing
+            if theirs.get(kind):
+                score += BLOCKER * (1.0 - 0.5 ** sum(mine.get(a, 0) for a in answers))
+            if mine.get(kind):
+                score -= BLOCKER * (1.0 - 0.5 ** sum(theirs.get(a, 0) for a in answers))
         dist = w.distance
+        for station, kind in clearers:  # and bring them towards the blockers they clear (the way to the flag)
+            d = dist[station]
+            near = min((d.get(b, 30) for k in clears[kind] for b in foe_blockers.get(k, ())), default=None)
+            if near is not None:
+                score -= 0.02 * min(near, 12)
         if foe_flags and my_movers:
             for f in foe_flags:
                 d = dist[f]

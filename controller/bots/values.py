@@ -26,6 +26,11 @@ class Worth:
     distance: dict[str, dict[str, int]]  # station -> station -> steps along any line
     front: dict[str, dict[str, int]]  # side -> station -> steps to the nearest enemy deployment station
     home: dict[str, dict[str, int]]  # side -> station -> steps to its base (games won by bringing a flag home)
+    #: blockers: piece id -> the few kinds that beat it when they attack, for pieces that stand in the way without
+    #: attacking (a bomb or mine only a miner or minesweeper clears, a minelayer only a destroyer sinks). While an
+    #: enemy blocker stands, the last pieces that can remove it are worth much more than their rank.
+    blockers: dict[str, frozenset[str]]
+    clears: dict[str, frozenset[str]]  # the other way round: piece id -> the blockers it can remove
 
 
 _CACHE: dict[tuple[int, str], Worth] = {}
@@ -60,7 +65,15 @@ def _worth(state: GameState) -> Worth:
         front[side] = _bfs(nbrs, enemy)
     bases = game.setup.zones.get("base", {})
     home = {side: _bfs(nbrs, sorted(bases[side])) for side in game.sides if bases.get(side)}
-    return Worth(value, capture, movable, distance, front, home)
+    blockers = {}
+    for e in game.pieces:
+        if e.id in capture or (e.movable and e.can_attack):
+            continue
+        answers = frozenset(a.id for a in game.pieces if a.movable and a.can_attack and state.clash[(a.id, e.id)] == "attacker")
+        if 0 < len(answers) <= 2:
+            blockers[e.id] = answers
+    clears = {a: frozenset(k for k, ans in blockers.items() if a in ans) for a in set().union(*blockers.values())}
+    return Worth(value, capture, movable, distance, front, home, blockers, clears)
 
 
 def worth(state: GameState) -> Worth:
