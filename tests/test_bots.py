@@ -392,3 +392,73 @@ def test_the_last_pieces_that_can_clear_an_enemy_blocker_are_kept() -> None:
     with_one = bot.evaluate(st, w)
     del st.board[miners[0]]
     assert with_one - bot.evaluate(st, w) > w.value["miner"] + 1.5
+
+
+@pytest.mark.parametrize("game", ["stratego", "luzhanqi", "dover_patrol", "navy_tw", "sanjunqi", "siguo"])
+def test_the_attacks_look_ahead_asks_for_are_the_legal_moves_onto_pieces(game: str) -> None:
+    """``iter_attacks`` (the replies a bot fears) is exactly the legal moves that land on a piece, all game long."""
+    rng = random.Random(3)
+    st = new_game(game)
+    for side in st.game.sides:
+        st.deploy(side, built_setup(st.game, side, rng))
+    attacks = 0
+    while st.phase == "play" and st.ply < 150:
+        for side in st.game.sides:
+            if side in st.out:
+                continue
+            legal = st.legal_moves(side)
+            assert list(st.iter_attacks(side)) == [m for m in legal if m.to in st.board], (side, st.ply)
+            attacks += sum(m.to in st.board for m in legal)
+        st.apply(rng.choice(st.legal_moves()))
+    assert attacks > 20
+
+
+@pytest.mark.parametrize("game", ["lattaque", "dover_patrol", "navy_cn", "luzhanqi"])
+def test_rule_built_setups_keep_the_blocker_clearers_in_the_back_half(game: str) -> None:
+    """Miners, sappers, minesweepers and destroyers (the only pieces that clear an enemy mine or minelayer) start in
+    the deeper half of the deployment: a random front-row clash must not cost a side its last way through."""
+    from controller.bots.belief import template
+    from controller.bots.values import worth
+
+    gdef = load_game(game)
+    w = worth(template(gdef, {}))
+    assert w.clears
+    rng = random.Random(1)
+    for side in gdef.sides:
+        depth = w.front[side]
+        zone = sorted(depth[s] for s in st_zone(gdef, side))
+        middle = zone[len(zone) // 2]
+        for _ in range(10):
+            placement = built_setup(gdef, side, rng)
+            for station, piece in placement.items():
+                if piece in w.clears:
+                    assert depth[station] >= middle - 1, (side, station, piece)
+
+
+def st_zone(gdef: Any, side: str) -> list[str]:
+    return sorted(gdef.setup.zones[gdef.setup.deploy_zone][side])
+
+
+def test_rule_built_dover_setups_leave_a_base_station_for_bringing_the_enemy_flag_home() -> None:
+    """In Dover Patrol a taken flag wins only when its carrier stands on its own base; the flag fills one base
+    station, so a mine on the other would make that win impossible for the whole game."""
+    gdef = load_game("dover_patrol")
+    immovable = {p.id for p in gdef.pieces if not p.movable}
+    rng = random.Random(2)
+    for side in gdef.sides:
+        base = gdef.setup.zones["base"][side]
+        for _ in range(40):
+            placement = built_setup(gdef, side, rng)
+            assert sum(placement.get(s) in immovable for s in base) == 1, (side, {s: placement.get(s) for s in base})
+
+
+def test_distances_a_bot_counts_are_along_the_lines_each_piece_moves_on() -> None:
+    """A ship counts the way round the harbour wall (in by the entrance); the flying boat flies over it. Counting
+    every line for every piece sent Dover minesweepers to wait outside the wall beside the mines they had to clear."""
+    from controller.bots.belief import template
+    from controller.bots.values import worth
+
+    w = worth(template(load_game("dover_patrol"), {}))
+    assert w.reach["flying_boat"]["e11"]["f11"] == 1
+    assert w.reach["minesweeper"]["e11"]["f11"] == 5  # e11 e10 e9 f9 f10 f11: in by the entrance at f9-f10
+    assert w.distance["e11"]["f11"] == 1

@@ -103,13 +103,7 @@ class Player(Bot):
         b.update(view, event)
         if mine:  # keep count of our own shuttle as the rule does: a guessed world has no history
             frm, to = event["from"], event["to"]  # type: ignore[index]
-            run = self.run
-            if b.where.get(to) != uid:
-                self.run = None  # the piece did not go from one square to the other (a bounce, a loss)
-            elif run is not None and run.uid == uid and frm in run.squares and to in run.squares:
-                self.run = run._replace(length=run.length + 1)
-            else:
-                self.run = Run(uid, TwoSquares.span(b.base, frm, to), 1, (frm, to))
+            self.run = TwoSquares.next_run(b.base, self.run, uid, frm, to, went=b.where.get(to) == uid)  # type: ignore[arg-type]
 
     def refused(self, frm: str, to: str) -> None:
         self.forbidden.add(Move(frm, to))

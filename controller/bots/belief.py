@@ -173,7 +173,7 @@ class Belief:
             piece = st.board[station] = Piece(uid, kind, self.owner[uid])
             piece.public = uid in self.public
             if uid in self.known:
-                piece.known_to.add(self.seat)
+                piece.known_to = piece.known_to | {self.seat}
         st.phase = "play"
         st.turn = self.turn
         st.ply = self.ply

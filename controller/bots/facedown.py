@@ -138,8 +138,9 @@ class FaceDownBot(Player):
         if s1.phase != "play" or not self.spec.replies or not s1.enemies(self.seat, s1.turn):
             return v
         foe = s1.turn
-        worst_known, worst_blind = v, v
-        for r in s1.iter_legal_moves(foe):
+        worst_known = v
+        blind: dict[str, float] = {}  # our station -> the worst that a blind attack on it does
+        for r in s1.iter_attacks(foe):
             target = s1.board.get(r.to)
             if target is None or not self._friend(s1, target.owner):
                 continue
@@ -151,10 +152,18 @@ class FaceDownBot(Player):
             e = self.evaluate(s2, w)
             if target.public or foe in target.known_to:
                 worst_known = min(worst_known, e)
-            else:
-                worst_blind = min(worst_blind, e)
+            elif e < blind.get(r.to, v):
+                blind[r.to] = e
         v = min(v, worst_known)
-        return (1 - BLIND_ATTACK) * v + BLIND_ATTACK * min(v, worst_blind)
+        # every piece of ours left where the enemy can attack it unseen is a risk: the worst counts most, each next
+        # one half as much as the one before (a piece walked into danger costs something even beside a worse risk)
+        weight, risk = BLIND_ATTACK, 0.0
+        for e in sorted(blind.values()):
+            if e >= v:
+                break
+            risk += weight * (e - v)
+            weight *= 0.5
+        return v + risk
 
     def _friend(self, st: GameState, owner: str) -> bool:
         return owner in self._friends
@@ -173,63 +182,63 @@ class FaceDownBot(Player):
         friends = self._friends
         value = w.value
         score = 0.0
-        my_movers: list[str] = []
-        foe_movers: list[str] = []
+        my_movers: list[tuple[str, str]] = []  # (station, kind)
+        foe_movers: list[tuple[str, str]] = []
         my_flags: list[str] = []
         foe_flags: list[str] = []
-        mine: dict[str, int] = {}
+        mine: dict[str, int] = {}  # counts of the kinds that block or clear blockers
         theirs: dict[str, int] = {}
         clearers: list[tuple[str, str]] = []  # (station, kind) of our pieces that can remove an enemy blocker
         foe_blockers: dict[str, list[str]] = {}
-        clears, blockers = w.clears, w.blockers
+        clears, blockers, tracked = w.clears, w.blockers, w.tracked
         for station, p in st.board.items():
             if p.owner in st.out:
                 continue
             v = value[p.type]
             if p.owner in friends:
-                mine[p.type] = mine.get(p.type, 0) + 1
-                if p.type in clears:
-                    clearers.append((station, p.type))
+                if p.type in tracked:
+                    mine[p.type] = mine.get(p.type, 0) + 1
+                    if p.type in clears:
+                        clearers.append((station, p.type))
                 score += v
                 if p.public:
                     score -= 0.12 * v  # what the enemy knows of it
                 if p.type in w.capture:
                     my_flags.append(station)
                 elif p.type in w.movable:
-                    my_movers.append(station)
+                    my_movers.append((station, p.type))
             else:
-                theirs[p.type] = theirs.get(p.type, 0) + 1
-                if p.type in blockers:
-                    foe_blockers.setdefault(p.type, []).append(station)
+                if p.type in tracked:
+                    theirs[p.type] = theirs.get(p.type, 0) + 1
+                    if p.type in blockers:
+                        foe_blockers.setdefault(p.type, []).append(station)
                 score -= v
                 if p.public:
                     score += 0.12 * v
                 if p.type in w.capture:
                     foe_flags.append(station)
                 elif p.type in w.movable:
-                    foe_movers.append(station)
+                    foe_movers.append((station, p.type))
         for kind, answers in w.blockers.items():  # keep the last pieces that can clear a blocker still standing
             if theirs.get(kind):
                 score += BLOCKER * (1.0 - 0.5 ** sum(mine.get(a, 0) for a in answers))
             if mine.get(kind):
                 score -= BLOCKER * (1.0 - 0.5 ** sum(theirs.get(a, 0) for a in answers))
-        dist = w.distance
+        reach = w.reach
         for station, kind in clearers:  # and bring them towards the blockers they clear (the way to the flag)
-            d = dist[station]
+            d = reach[kind][station]
             near = min((d.get(b, 30) for k in clears[kind] for b in foe_blockers.get(k, ())), default=None)
             if near is not None:
                 score -= 0.02 * min(near, 12)
         if foe_flags and my_movers:
             for f in foe_flags:
-                d = dist[f]
-                near = sorted(d.get(s, 30) for s in my_movers)[:3]
+                near = sorted(reach[k][s].get(f, 30) for s, k in my_movers)[:3]
                 score -= 0.05 * sum(near)
         if my_flags and foe_movers:
             for f in my_flags:
-                d = dist[f]
-                score += 0.04 * min(min(d.get(s, 30) for s in foe_movers), 8)
+                score += 0.04 * min(min(reach[k][s].get(f, 30) for s, k in foe_movers), 8)
         front = w.front[me]
-        score -= 0.004 * sum(front.get(s, 0) for s in my_movers)
+        score -= 0.004 * sum(front.get(s, 0) for s, _k in my_movers)
         # the last pieces that move are worth more than their rank: a side with none left loses
         score += 4.0 / (1 + len(foe_movers)) - 4.0 / (1 + len(my_movers))
         carried = st.hook_data.get("carry_flag")
@@ -244,8 +253,8 @@ class FaceDownBot(Player):
             flags = carried.get(p.uid)
             if not flags:
                 continue
-            home = w.home.get(p.owner, {})
-            near = 4.0 - 0.25 * min(home.get(station, 16), 16)
+            d = w.reach[p.type][station]
+            near = 4.0 - 0.25 * min(min((d.get(b, 16) for b in w.bases.get(p.owner, ())), default=16), 16)
             for f in flags:
                 if f.owner == p.owner:
                     continue  # a side's own flag riding home is no threat

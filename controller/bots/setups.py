@@ -3,8 +3,9 @@
 Where the game has real human setups (Stratego's Gravon archive through the Ataraxos data files, and any setup saved
 with `facedown setups import-human` in the setups store), a bot deploys as a human did and expects its opponent to
 have done the same. Elsewhere it builds a deployment from the game's setup rules: the flag (the pieces whose loss
-loses the game) as deep as the rules allow, the pieces that never move partly round it, the rest anywhere allowed,
-and it derives its prior from many such deployments.
+loses the game) as deep as the rules allow, the pieces that never move partly round it (never on a base station, where
+a taken flag must be brought), the pieces that clear enemy blockers (miners, sappers, minesweepers) in the back half,
+the rest anywhere allowed, and it derives its prior from many such deployments.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def _human(gdef: GameDef, side: str, limit: int, seed: int) -> tuple[dict[str, s
 
 
 def built_setup(gdef: GameDef, side: str, rng: random.Random, options: Mapping[str, Any] | None = None) -> dict[str, str]:
-    """A deployment from the setup rules alone: flag deep, some never-moving pieces round it, the rest at random."""
+    """A deployment from the setup rules alone: flag deep, some never-moving pieces round it, blocker-clearers in the
+    back half, the rest at random."""
     base = template(gdef, options or {})
     game = base.game
     opts = base.options
@@ -73,12 +75,15 @@ def built_setup(gdef: GameDef, side: str, rng: random.Random, options: Mapping[s
     table = allowed_table(game, options_key(opts))
     order = {s.id: i for i, s in enumerate(game.stations)}
     allowed = {p.id: sorted(table[(side, p.id)], key=order.__getitem__) for p in game.pieces}
+    base = frozenset(game.setup.zones.get("base", {}).get(side, ()))
     for _attempt in range(30):
         placement: dict[str, str] = {}
         ok = True
         flags = [p for p in game.pieces if p.id in w.capture]
         guards = [p for p in game.pieces if not p.movable and p.id not in w.capture]
-        rest = sorted((p for p in game.pieces if p.movable and p.id not in w.capture), key=lambda p: len(allowed[p.id]))
+        # the pieces that clear enemy blockers (miners, sappers, minesweepers) first, so they get the back rows
+        rest = sorted((p for p in game.pieces if p.movable and p.id not in w.capture),
+                      key=lambda p: (p.id not in w.clears, len(allowed[p.id])))
         flag_at: list[str] = []
         for p in flags:
             free = [s for s in allowed[p.id] if s not in placement]
@@ -90,8 +95,8 @@ def built_setup(gdef: GameDef, side: str, rng: random.Random, options: Mapping[s
             for s in rng.sample(deep, p.count):
                 placement[s] = p.id
                 flag_at.append(s)
-        for p in guards:
-            free = [s for s in allowed[p.id] if s not in placement]
+        for p in guards:  # never on the base left free: a taken flag must be brought to stand there (Dover Patrol)
+            free = [s for s in allowed[p.id] if s not in placement and s not in base]
             if len(free) < p.count:
                 ok = False
                 break
@@ -111,6 +116,9 @@ def built_setup(gdef: GameDef, side: str, rng: random.Random, options: Mapping[s
             if len(free) < p.count:
                 ok = False
                 break
+            if p.id in w.clears:  # kept out of the first clashes: the deeper half of what is left
+                free.sort(key=lambda s: -depth.get(s, 0))
+                free = free[:max(p.count, len(free) // 2)]
             for s in rng.sample(free, p.count):
                 placement[s] = p.id
         if ok and not check_deployment(gdef, side, placement, opts):

@@ -24,13 +24,17 @@ class Worth:
     capture: frozenset[str]  # pieces whose loss loses the game
     movable: frozenset[str]
     distance: dict[str, dict[str, int]]  # station -> station -> steps along any line
+    #: piece id -> station -> station -> steps along the lines that piece moves on (a ship does not cross the
+    #: harbour wall a flying boat flies over; an engineer's railway is not a soldier's): how far it really is
+    reach: dict[str, dict[str, dict[str, int]]]
     front: dict[str, dict[str, int]]  # side -> station -> steps to the nearest enemy deployment station
-    home: dict[str, dict[str, int]]  # side -> station -> steps to its base (games won by bringing a flag home)
+    bases: dict[str, tuple[str, ...]]  # side -> its base stations (games won by bringing a flag home)
     #: blockers: piece id -> the few kinds that beat it when they attack, for pieces that stand in the way without
     #: attacking (a bomb or mine only a miner or minesweeper clears, a minelayer only a destroyer sinks). While an
     #: enemy blocker stands, the last pieces that can remove it are worth much more than their rank.
     blockers: dict[str, frozenset[str]]
     clears: dict[str, frozenset[str]]  # the other way round: piece id -> the blockers it can remove
+    tracked: frozenset[str]  # the kinds in either: the only ones an evaluation counts
 
 
 _CACHE: dict[tuple[int, str], Worth] = {}
@@ -63,8 +67,16 @@ def _worth(state: GameState) -> Worth:
     for side in game.sides:
         enemy = [s for other in game.sides if state.enemies(side, other) for s in zones[other]]
         front[side] = _bfs(nbrs, enemy)
-    bases = game.setup.zones.get("base", {})
-    home = {side: _bfs(nbrs, sorted(bases[side])) for side in game.sides if bases.get(side)}
+    zone = game.setup.zones.get("base", {})
+    bases = {side: tuple(sorted(zone[side])) for side in game.sides if zone.get(side)}
+    by_lines: dict[frozenset[str], dict[str, dict[str, int]]] = {kinds: distance}
+    reach = {}
+    for p in game.pieces:
+        lines = frozenset().union(*(m.along for m in p.moves)) if p.movable and p.moves else kinds
+        if lines not in by_lines:
+            n = state.topo.neighbours(lines)
+            by_lines[lines] = {s: _bfs(n, [s]) for s in game.station_ids}
+        reach[p.id] = by_lines[lines]
     blockers = {}
     for e in game.pieces:
         if e.id in capture or (e.movable and e.can_attack):
@@ -73,7 +85,7 @@ def _worth(state: GameState) -> Worth:
         if 0 < len(answers) <= 2:
             blockers[e.id] = answers
     clears = {a: frozenset(k for k, ans in blockers.items() if a in ans) for a in set().union(*blockers.values())}
-    return Worth(value, capture, movable, distance, front, home, blockers, clears)
+    return Worth(value, capture, movable, distance, reach, front, bases, blockers, clears, frozenset(blockers) | frozenset(clears))
 
 
 def worth(state: GameState) -> Worth:

@@ -21,17 +21,21 @@ class Piece:
         self.uid = uid
         self.type = type
         self.owner = owner
-        self.known_to: set[str] = {owner}
+        #: the sides that know its kind; replaced, never changed in place, so copies share it (look-ahead copies
+        #: a whole board per position tried)
+        self.known_to: frozenset[str] = frozenset((owner,))
         self.public = False
 
     def copy(self) -> Piece:
-        p = Piece(self.uid, self.type, self.owner)
-        p.known_to = set(self.known_to)
-        p.public = self.public
+        p = _new_piece(Piece)
+        p.uid, p.type, p.owner, p.known_to, p.public = self.uid, self.type, self.owner, self.known_to, self.public
         return p
 
     def __repr__(self) -> str:
         return f"Piece({self.uid}, {self.type!r}, {self.owner!r})"
+
+
+_new_piece = object.__new__
 
 
 @dataclass(frozen=True, slots=True)

@@ -111,7 +111,7 @@ def after_clash(state: GameState, frm: str, to: str, mover: Piece, defender: Pie
     if rule is None or (outcome == "bounce" and intercepted(state, frm, to, mover, spec)):
         return
     if rule.show and board.get(to) is defender:
-        defender.known_to.add(mover.owner)
+        defender.known_to = defender.known_to | {mover.owner}
         pend.reveals.append(Reveal(to, defender.uid, defender.owner, defender.type, (mover.owner,)))
         pend.notices.append((mover.owner, say("notice.recon_found", piece=defender.type, **{"from": frm, "to": to})))
     if rule.push == "defender":

@@ -90,6 +90,17 @@ class TwoSquares(Hook):
                     return frozenset(stations[min(pos, i):max(pos, i) + 1])
         return frozenset((frm, to))
 
+    @classmethod
+    def next_run(cls, state: GameState, run: Run | None, uid: int, frm: str, to: str, went: bool) -> Run | None:
+        """A side's run after its piece ``uid`` moved ``frm`` -> ``to``; ``went`` says whether it really stands on
+        ``to`` now (a bounce, or an attack won without advancing, ends the run). The rule keeps the count with this,
+        and so does a bot for its own seat (a guessed world has no history)."""
+        if not went:
+            return None
+        if run is not None and run.uid == uid and frm in run.squares and to in run.squares:
+            return run._replace(length=run.length + 1)
+        return Run(uid, cls.span(state, frm, to), 1, (frm, to))
+
     def forbid(self, state: GameState, frm: str, to: str) -> Say | None:
         limit = state.options.get("two_squares")
         if limit is None:
@@ -107,14 +118,8 @@ class TwoSquares(Hook):
     def after(self, state: GameState, ruling: Ruling, pending: Pending) -> None:
         runs = state.hook_data[self.name]
         landed = state.board.get(ruling.to)
-        if landed is None or landed.uid != ruling.mover_uid:
-            runs[ruling.side] = None  # the piece did not go from one square to the other: no shuttle step
-            return
-        run: Run | None = runs.get(ruling.side)
-        if run and run.uid == ruling.mover_uid and ruling.frm in run.squares and ruling.to in run.squares:
-            runs[ruling.side] = run._replace(length=run.length + 1)
-        else:
-            runs[ruling.side] = Run(ruling.mover_uid, self.span(state, ruling.frm, ruling.to), 1, (ruling.frm, ruling.to))
+        went = landed is not None and landed.uid == ruling.mover_uid
+        runs[ruling.side] = self.next_run(state, runs.get(ruling.side), ruling.mover_uid, ruling.frm, ruling.to, went)
 
 
 class MoreSquares(Hook):

@@ -110,6 +110,9 @@ class GameState:
         self.history: list[Ruling] = []
         self.result: Result | None = None
         self.hook_data: dict[str, Any] = {}
+        #: piece id -> its move specs that hold under these options (options never change after the start; copies
+        #: share this)
+        self.active_moves: dict[str, tuple[MoveSpec, ...]] = {}
 
     # ------------------------------------------------------------------ setup
     def deploy(self, side: str, placement: Mapping[str, str]) -> None:
@@ -146,8 +149,9 @@ class GameState:
     def enemies(self, a: str, b: str) -> bool:
         return a != b and not self.game.ally(a, b)
 
-    def destinations(self, station: str) -> dict[str, MoveSpec]:
-        """Every station the piece on ``station`` may legally go to now (empty or an enemy it may attack)."""
+    def destinations(self, station: str, attacks_only: bool = False) -> dict[str, MoveSpec]:
+        """Every station the piece on ``station`` may legally go to now (empty or an enemy it may attack); with
+        ``attacks_only``, only the enemies it may attack."""
         piece = self.board.get(station)
         if piece is None or self.phase != "play":
             return {}
@@ -172,10 +176,14 @@ class GameState:
                 return
             out[target] = spec
 
-        for spec in ptype.moves:
-            if spec.when.holds(self.options):
-                way = self._along_network if spec.turns else self._one_step if spec.max_steps == 1 else self._straight
-                way(station, spec, passable, out, consider_attack)
+        specs = self.active_moves.get(piece.type)
+        if specs is None:
+            specs = self.active_moves[piece.type] = tuple(m for m in ptype.moves if m.when.holds(self.options))
+        for spec in specs:
+            way = self._along_network if spec.turns else self._one_step if spec.max_steps == 1 else self._straight
+            way(station, spec, passable, out, consider_attack)
+        if attacks_only:
+            out = {t: spec for t, spec in out.items() if t in board}
         if self.hooks and out:
             for target in list(out):
                 for hook in self.hooks:
@@ -256,6 +264,13 @@ class GameState:
         for s, p in list(self.board.items()):
             if p.owner == side:
                 for t in self.destinations(s):
+                    yield Move(s, t)
+
+    def iter_attacks(self, side: str) -> Iterator[Move]:
+        """The legal moves of ``side`` that attack a piece (look-ahead asks this for the replies that hurt)."""
+        for s, p in list(self.board.items()):
+            if p.owner == side:
+                for t in self.destinations(s, attacks_only=True):
                     yield Move(s, t)
 
     def has_legal_move(self, side: str) -> bool:
