@@ -462,3 +462,44 @@ def test_distances_a_bot_counts_are_along_the_lines_each_piece_moves_on() -> Non
     assert w.reach["flying_boat"]["e11"]["f11"] == 1
     assert w.reach["minesweeper"]["e11"]["f11"] == 5  # e11 e10 e9 f9 f10 f11: in by the entrance at f9-f10
     assert w.distance["e11"]["f11"] == 1
+
+
+def test_the_way_to_a_flag_goes_round_the_mines_a_piece_cannot_clear() -> None:
+    """Steps to the enemy flag count around the fixed pieces (mines, bombs) a piece cannot remove: in Dover Patrol
+    a battleship beside two mines that shut in the flag is not 'two steps away' (it waited there for 500 plies),
+    while a minesweeper, which clears mines, is."""
+    from controller.bots.belief import template
+    from controller.bots.values import way, worth
+
+    w = worth(template(load_game("dover_patrol"), {}))
+    fixed = (("f12", "mine"), ("g11", "mine"))
+    battleship = way(w, "g12", w.profile["battleship"], fixed)
+    sweeper = way(w, "g12", w.profile["minesweeper"], fixed)
+    assert sweeper["g10"] == 2  # g10 g11 g12: through the mine it clears
+    assert battleship["g10"] == 4  # g10 h10 h11 h12 g12: round it
+    assert "g11" not in battleship and w.reach["battleship"]["g10"]["g12"] == 2
+    shut = way(w, "g12", w.profile["battleship"], (*fixed, ("h12", "mine")))
+    assert "g10" not in shut  # no way at all while the third mine stands
+
+
+def test_a_flag_carriers_way_home_counts_its_own_ships_in_the_way() -> None:
+    """Dover Patrol: a battleship carrying the enemy flag sat at b3 for 1,300 plies because its own ships filled
+    a3, a2 and the free base a1 and none had a reason to move. Each ship in the way now costs, so each one that
+    makes way is progress; its own mines it can never pass."""
+    from controller.bots.belief import template
+    from controller.bots.values import worth
+    from controller.rules.base import Piece
+
+    st = new_game("dover_patrol")
+    w = worth(template(st.game, {}))
+    layout = {"b1": "flag", "b2": "mine", "c1": "mine", "b3": "battleship", "a3": "patrol_boat", "a2": "battle_cruiser",
+              "a1": "auxiliary_cruiser"}
+    st.board = {s: Piece(i, kind, "red") for i, (s, kind) in enumerate(layout.items())}
+    costs = []
+    for leaving in ("a3", "a2", "a1"):
+        costs.append(FaceDownBot._way_home(st, "b3", "red", "battleship", w))
+        del st.board[leaving]
+    costs.append(FaceDownBot._way_home(st, "b3", "red", "battleship", w))
+    assert costs == [12.0, 9.0, 6.0, 3.0]  # b3 a3 a2 a1, 3 more for each own ship on it
+    st.board["a2"] = Piece(99, "mine", "red")
+    assert FaceDownBot._way_home(st, "b3", "red", "battleship", w) == 16.0  # walled in by its own mine

@@ -13,6 +13,7 @@ Only the seat's redacted views reach it (through ``Belief``); the guesses are it
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from controller.rules.state import GameState, Move
 from .base import BotError, Player
 from .belief import Prior
 from .setups import bot_setup, prior
-from .values import WIN, Worth, worth
+from .values import WIN, Worth, way, worth
 
 
 @dataclass(frozen=True)
@@ -188,11 +189,16 @@ class FaceDownBot(Player):
         foe_flags: list[str] = []
         mine: dict[str, int] = {}  # counts of the kinds that block or clear blockers
         theirs: dict[str, int] = {}
+        my_fixed: list[tuple[str, str]] = []  # (station, kind) of the pieces that never move and stand in the way
+        foe_fixed: list[tuple[str, str]] = []
+        fixed = w.fixed
         clearers: list[tuple[str, str]] = []  # (station, kind) of our pieces that can remove an enemy blocker
         foe_blockers: dict[str, list[str]] = {}
         clears, blockers, tracked = w.clears, w.blockers, w.tracked
+        capture, movable = w.capture, w.movable
+        out = st.out
         for station, p in st.board.items():
-            if p.owner in st.out:
+            if out and p.owner in out:
                 continue
             v = value[p.type]
             if p.owner in friends:
@@ -203,10 +209,12 @@ class FaceDownBot(Player):
                 score += v
                 if p.public:
                     score -= 0.12 * v  # what the enemy knows of it
-                if p.type in w.capture:
+                if p.type in capture:
                     my_flags.append(station)
-                elif p.type in w.movable:
+                elif p.type in movable:
                     my_movers.append((station, p.type))
+                elif p.type in fixed:
+                    my_fixed.append((station, p.type))
             else:
                 if p.type in tracked:
                     theirs[p.type] = theirs.get(p.type, 0) + 1
@@ -215,10 +223,12 @@ class FaceDownBot(Player):
                 score -= v
                 if p.public:
                     score += 0.12 * v
-                if p.type in w.capture:
+                if p.type in capture:
                     foe_flags.append(station)
-                elif p.type in w.movable:
+                elif p.type in movable:
                     foe_movers.append((station, p.type))
+                elif p.type in fixed:
+                    foe_fixed.append((station, p.type))
         for kind, answers in w.blockers.items():  # keep the last pieces that can clear a blocker still standing
             if theirs.get(kind):
                 score += BLOCKER * (1.0 - 0.5 ** sum(mine.get(a, 0) for a in answers))
@@ -230,13 +240,32 @@ class FaceDownBot(Player):
             near = min((d.get(b, 30) for k in clears[kind] for b in foe_blockers.get(k, ())), default=None)
             if near is not None:
                 score -= 0.02 * min(near, 12)
-        if foe_flags and my_movers:
+        profile = w.profile
+        if foe_flags and my_movers:  # steps to the flag around the mines and bombs each piece cannot clear
+            walls = tuple(foe_fixed)
             for f in foe_flags:
-                near = sorted(reach[k][s].get(f, 30) for s, k in my_movers)[:3]
-                score -= 0.05 * sum(near)
+                ways: list[dict[str, int] | None] = [None] * len(w.profiles)
+                steps = []
+                for s, k in my_movers:
+                    pr = profile[k]
+                    d = ways[pr]
+                    if d is None:
+                        d = ways[pr] = way(w, f, pr, walls)
+                    steps.append(d.get(s, 30))
+                steps.sort()
+                score -= 0.05 * sum(steps[:3])
         if my_flags and foe_movers:
+            walls = tuple(my_fixed)
             for f in my_flags:
-                score += 0.04 * min(min(reach[k][s].get(f, 30) for s, k in foe_movers), 8)
+                ways = [None] * len(w.profiles)
+                nearest = 30
+                for s, k in foe_movers:
+                    pr = profile[k]
+                    d = ways[pr]
+                    if d is None:
+                        d = ways[pr] = way(w, f, pr, walls)
+                    nearest = min(nearest, d.get(s, 30))
+                score += 0.04 * min(nearest, 8)
         front = w.front[me]
         score -= 0.004 * sum(front.get(s, 0) for s, _k in my_movers)
         # the last pieces that move are worth more than their rank: a side with none left loses
@@ -253,14 +282,47 @@ class FaceDownBot(Player):
             flags = carried.get(p.uid)
             if not flags:
                 continue
-            d = w.reach[p.type][station]
-            near = 4.0 - 0.25 * min(min((d.get(b, 16) for b in w.bases.get(p.owner, ())), default=16), 16)
+            if all(f.owner == p.owner for f in flags):
+                continue  # a side's own flag riding home is no threat
+            near = 4.0 - 0.25 * min(self._way_home(st, station, p.owner, p.type, w), 16)
             for f in flags:
                 if f.owner == p.owner:
                     continue  # a side's own flag riding home is no threat
                 gain = 8.0 + near
                 score += gain if p.owner in self._friends else -gain
         return score
+
+    @staticmethod
+    def _way_home(st: GameState, start: str, side: str, kind: str, w: Worth) -> float:
+        """Steps for a carrier on ``start`` to its side's base: a station held by one of its own ships costs 3 more
+        (that ship must make way first: the count falls as each one does), its own mines it cannot pass at all."""
+        goals = set(w.bases.get(side, ()))
+        if not goals:
+            return 16.0
+        nbrs = w.lines_nbrs[w.profiles[w.profile[kind]][0]]
+        board = st.board
+        best = {start: 0.0}
+        todo = [(0.0, start)]
+        while todo:
+            cost, at = heapq.heappop(todo)
+            if at in goals:
+                return cost
+            if cost > best.get(at, 99.0) or cost >= 16.0:
+                continue
+            for n in nbrs.get(at, ()):
+                q = board.get(n)
+                step = 1.0
+                if q is not None and q.owner == side:
+                    if q.type in w.fixed or q.type in w.capture:
+                        continue
+                    step = 4.0
+                elif q is not None:
+                    step = 2.0  # an enemy piece on the way: it must be beaten or go
+                c = cost + step
+                if c < best.get(n, 99.0):
+                    best[n] = c
+                    heapq.heappush(todo, (c, n))
+        return 16.0
 
     def _shuttle_penalty(self, m: Move) -> float:
         """A little against going on with a shuttle: the more moves it has, the more (the rule will stop it soon)."""

@@ -35,6 +35,37 @@ class Worth:
     blockers: dict[str, frozenset[str]]
     clears: dict[str, frozenset[str]]  # the other way round: piece id -> the blockers it can remove
     tracked: frozenset[str]  # the kinds in either: the only ones an evaluation counts
+    #: pieces that never move and do not lose the game (bombs, mines): they stand in the way of the pieces that
+    #: cannot remove them
+    fixed: frozenset[str]
+    #: (the lines it moves on, the fixed kinds it cannot remove): pieces alike in both find the same ways
+    profiles: list[tuple[frozenset[str], frozenset[str]]]
+    profile: dict[str, int]  # piece id -> its index in ``profiles``
+    lines_nbrs: dict[frozenset[str], dict[str, tuple[str, ...]]]  # the lines of a profile -> station -> neighbours
+    ways: dict[tuple[str, int, tuple[tuple[str, str], ...]], dict[str, int]]  # see ``way``: a cache
+
+
+def way(w: Worth, goal: str, profile: int, fixed: tuple[tuple[str, str], ...]) -> dict[str, int]:
+    """Station -> steps to ``goal`` for a piece of ``profile``, around the ``fixed`` pieces (station, kind) it
+    cannot remove: a flag behind mines is far for every ship but a minesweeper, however near it stands."""
+    key = (goal, profile, fixed)
+    found = w.ways.get(key)
+    if found is None:
+        if len(w.ways) > 50_000:
+            w.ways.clear()
+        lines, stops = w.profiles[profile]
+        walls = frozenset(s for s, kind in fixed if kind in stops)
+        nbrs = w.lines_nbrs[lines]
+        found = {goal: 0}
+        todo = deque([goal])
+        while todo:
+            at = todo.popleft()
+            for n in nbrs.get(at, ()):
+                if n not in found and n not in walls:
+                    found[n] = found[at] + 1
+                    todo.append(n)
+        w.ways[key] = found
+    return found
 
 
 _CACHE: dict[tuple[int, str], Worth] = {}
@@ -71,12 +102,20 @@ def _worth(state: GameState) -> Worth:
     bases = {side: tuple(sorted(zone[side])) for side in game.sides if zone.get(side)}
     by_lines: dict[frozenset[str], dict[str, dict[str, int]]] = {kinds: distance}
     reach = {}
+    fixed = frozenset(p.id for p in game.pieces if not p.movable and p.id not in capture)
+    profiles: list[tuple[frozenset[str], frozenset[str]]] = []
+    profile: dict[str, int] = {}
+    lines_nbrs: dict[frozenset[str], dict[str, tuple[str, ...]]] = {}
     for p in game.pieces:
         lines = frozenset().union(*(m.along for m in p.moves)) if p.movable and p.moves else kinds
+        lines_nbrs[lines] = state.topo.neighbours(lines)
         if lines not in by_lines:
-            n = state.topo.neighbours(lines)
-            by_lines[lines] = {s: _bfs(n, [s]) for s in game.station_ids}
+            by_lines[lines] = {s: _bfs(lines_nbrs[lines], [s]) for s in game.station_ids}
         reach[p.id] = by_lines[lines]
+        stops = frozenset(f for f in fixed if not (p.can_attack and state.clash[(p.id, f)] == "attacker"))
+        if (lines, stops) not in profiles:
+            profiles.append((lines, stops))
+        profile[p.id] = profiles.index((lines, stops))
     blockers = {}
     for e in game.pieces:
         if e.id in capture or (e.movable and e.can_attack):
@@ -85,7 +124,8 @@ def _worth(state: GameState) -> Worth:
         if 0 < len(answers) <= 2:
             blockers[e.id] = answers
     clears = {a: frozenset(k for k, ans in blockers.items() if a in ans) for a in set().union(*blockers.values())}
-    return Worth(value, capture, movable, distance, reach, front, bases, blockers, clears, frozenset(blockers) | frozenset(clears))
+    return Worth(value, capture, movable, distance, reach, front, bases, blockers, clears, frozenset(blockers) | frozenset(clears),
+                 fixed, profiles, profile, lines_nbrs, {})
 
 
 def worth(state: GameState) -> Worth:
