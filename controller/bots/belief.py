@@ -49,6 +49,9 @@ class Belief:
         self.game = self.base.game  # the army as played under these options
         self.seat = seat
         self.options = dict(self.base.options)
+        #: the options of a guessed world: the more-squares rule judges a chase over many moves, which a world
+        #: (no history) cannot know, so it is off there (the referee still refuses such a move, and the bot is told)
+        self.look_options = dict(self.options, more_squares=False) if self.options.get("more_squares") else self.base.options
         self.prior = prior
         self.counts = {p.id: p.count for p in self.game.pieces}
         self.movable = frozenset(p.id for p in self.game.pieces if p.movable)
@@ -167,6 +170,7 @@ class Belief:
         st = object.__new__(GameState)
         st.__dict__.update(self.base.__dict__)
         st.board = {}
+        st.options = self.look_options
         any_kind = self.kinds[0]
         for station, uid in where.items():
             kind = kinds.get(uid) or self.known.get(uid) or any_kind

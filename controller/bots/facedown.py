@@ -77,7 +77,7 @@ class FaceDownBot(Player):
         super().new_game(game, seat, options, seed)
         assert self.gdef is not None and self.belief is not None
         self._friends = frozenset(s for s in self.gdef.sides if s == seat or self.gdef.ally(seat, s))
-        worth(self.belief.base)  # the per-game figures, once, before the clock runs
+        worth(self.belief.scratch({}, {}))  # the per-game figures (for a world's options), once, before the clock runs
 
     def choose_setup(self, view: Mapping[str, Any], time_ms: float) -> dict[str, str]:
         assert self.gdef is not None
