@@ -99,6 +99,7 @@ class FaceDownBot(Player):
         if len(moves) == 1:
             return tuple(moves[0])  # type: ignore[return-value]
         w = worth(first)
+        w.ways.clear()  # last move's ways were to guessed flags behind guessed mines: a cache for this move only
         total = dict.fromkeys(moves, 0.0)
         seen = dict.fromkeys(moves, 0)
         samples = 0

@@ -51,7 +51,7 @@ def way(w: Worth, goal: str, profile: int, fixed: tuple[tuple[str, str], ...]) -
     key = (goal, profile, fixed)
     found = w.ways.get(key)
     if found is None:
-        if len(w.ways) > 50_000:
+        if len(w.ways) > 4_000:  # ~90 stations each: a few MB at most (a Pi Zero 2 W has 512 MB for everything)
             w.ways.clear()
         lines, stops = w.profiles[profile]
         walls = frozenset(s for s, kind in fixed if kind in stops)
