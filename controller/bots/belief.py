@@ -52,6 +52,9 @@ class Belief:
         #: the options of a guessed world: the more-squares rule judges a chase over many moves, which a world
         #: (no history) cannot know, so it is off there (the referee still refuses such a move, and the bot is told)
         self.look_options = dict(self.options, more_squares=False) if self.options.get("more_squares") else self.base.options
+        # a state's move specs are found once per piece type under its options: worlds under other options keep
+        # their own table instead of sharing the template's
+        self._look_moves = {} if self.look_options is not self.base.options else self.base.active_moves
         self.prior = prior
         self.counts = {p.id: p.count for p in self.game.pieces}
         self.movable = frozenset(p.id for p in self.game.pieces if p.movable)
@@ -171,6 +174,7 @@ class Belief:
         st.__dict__.update(self.base.__dict__)
         st.board = {}
         st.options = self.look_options
+        st.active_moves = self._look_moves
         any_kind = self.kinds[0]
         for station, uid in where.items():
             kind = kinds.get(uid) or self.known.get(uid) or any_kind
