@@ -25,7 +25,7 @@ from controller.rules.state import GameState, Move
 from .base import BotError, Player
 from .belief import Prior
 from .setups import bot_setup, prior
-from .values import WIN, Worth, way, worth
+from .values import WIN, Worth, way_down, worth
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,10 @@ DEFAULT_LEVEL = 3
 BLOCKER = 4.0
 #: Chance the opponent dares an attack on a piece of ours it cannot see (a known one it attacks when it pays).
 BLIND_ATTACK = 0.35
+
+
+def _first(item: tuple[Any, ...]) -> Any:
+    return item[0]
 
 
 class FaceDownBot(Player):
@@ -198,6 +202,8 @@ class FaceDownBot(Player):
         clears, blockers, tracked = w.clears, w.blockers, w.tracked
         capture, movable = w.capture, w.movable
         out = st.out
+        front = w.front[me]
+        behind = 0  # steps of our movers from the enemy's deployment stations
         for station, p in st.board.items():
             if out and p.owner in out:
                 continue
@@ -214,6 +220,7 @@ class FaceDownBot(Player):
                     my_flags.append(station)
                 elif p.type in movable:
                     my_movers.append((station, p.type))
+                    behind += front.get(station, 0)
                 elif p.type in fixed:
                     my_fixed.append((station, p.type))
             else:
@@ -238,23 +245,30 @@ class FaceDownBot(Player):
         reach = w.reach
         for station, kind in clearers:  # and bring them towards the blockers they clear (the way to the flag)
             d = reach[kind][station]
-            near = min((d.get(b, 30) for k in clears[kind] for b in foe_blockers.get(k, ())), default=None)
-            if near is not None:
-                score -= 0.02 * min(near, 12)
+            near = 99
+            for k in clears[kind]:
+                for b in foe_blockers.get(k, ()):
+                    x = d.get(b, 30)
+                    if x < near:
+                        near = x
+            if near != 99:
+                score -= 0.02 * (near if near < 12 else 12)
         profile = w.profile
         if foe_flags and my_movers:  # steps to the flag around the mines and bombs each piece cannot clear
             walls = tuple(foe_fixed)
+            board = st.board
             for f in foe_flags:
-                ways: list[dict[str, int] | None] = [None] * len(w.profiles)
+                downs: list[tuple[dict[str, int], dict[str, list[str]]] | None] = [None] * len(w.profiles)
                 steps = []
                 for s, k in my_movers:
                     pr = profile[k]
-                    d = ways[pr]
-                    if d is None:
-                        d = ways[pr] = way(w, f, pr, walls)
-                    steps.append(d.get(s, 30))
-                steps.sort()
-                score -= 0.05 * sum(steps[:3])
+                    dd = downs[pr]
+                    if dd is None:
+                        dd = downs[pr] = way_down(w, f, pr, walls)
+                    steps.append((dd[0].get(s, 30), s, dd[1]))
+                steps.sort(key=_first)
+                for n, s, down in steps[:3]:
+                    score -= 0.05 * (n + self._queue(board, s, down) if n < 30 else n)
         if my_flags and foe_movers:
             walls = tuple(my_fixed)
             for f in my_flags:
@@ -264,11 +278,12 @@ class FaceDownBot(Player):
                     pr = profile[k]
                     d = ways[pr]
                     if d is None:
-                        d = ways[pr] = way(w, f, pr, walls)
-                    nearest = min(nearest, d.get(s, 30))
+                        d = ways[pr] = way_down(w, f, pr, walls)[0]
+                    x = d.get(s, 30)
+                    if x < nearest:
+                        nearest = x
                 score += 0.04 * min(nearest, 8)
-        front = w.front[me]
-        score -= 0.004 * sum(front.get(s, 0) for s, _k in my_movers)
+        score -= 0.004 * behind
         # the last pieces that move are worth more than their rank: a side with none left loses
         score += 4.0 / (1 + len(foe_movers)) - 4.0 / (1 + len(my_movers))
         carried = st.hook_data.get("carry_flag")
@@ -292,6 +307,26 @@ class FaceDownBot(Player):
                 gain = 8.0 + near
                 score += gain if p.owner in self._friends else -gain
         return score
+
+    def _queue(self, board: Mapping[str, Any], start: str, down: Mapping[str, list[str]]) -> int:
+        """Extra steps on the way from ``start`` to a flag (``down``: each station's next stations on its shortest
+        ways, see ``way_down``): each station on it held by one of our own pieces costs 3 (it must make way first;
+        enemy pieces are counted by the clash terms). Step by step the least crowded next station is taken. A Dover
+        submarine sat in the enemy harbour's only entrance for 500 plies with the minesweeper queued behind it: one
+        step aside was progress nobody counted."""
+        friends = self._friends
+        extra = 0
+        nxt = down.get(start)
+        while nxt:
+            best, cost = nxt[0], 3
+            for q in nxt:
+                piece = board.get(q)
+                if piece is None or piece.owner not in friends:
+                    best, cost = q, 0
+                    break
+            extra += cost
+            nxt = down.get(best)
+        return extra
 
     @staticmethod
     def _way_home(st: GameState, start: str, side: str, kind: str, w: Worth) -> float:

@@ -42,12 +42,20 @@ class Worth:
     profiles: list[tuple[frozenset[str], frozenset[str]]]
     profile: dict[str, int]  # piece id -> its index in ``profiles``
     lines_nbrs: dict[frozenset[str], dict[str, tuple[str, ...]]]  # the lines of a profile -> station -> neighbours
-    ways: dict[tuple[str, int, tuple[tuple[str, str], ...]], dict[str, int]]  # see ``way``: a cache
+    #: see ``way_down``: a cache
+    ways: dict[tuple[str, int, tuple[tuple[str, str], ...]], tuple[dict[str, int], dict[str, list[str]]]]
 
 
 def way(w: Worth, goal: str, profile: int, fixed: tuple[tuple[str, str], ...]) -> dict[str, int]:
     """Station -> steps to ``goal`` for a piece of ``profile``, around the ``fixed`` pieces (station, kind) it
     cannot remove: a flag behind mines is far for every ship but a minesweeper, however near it stands."""
+    return way_down(w, goal, profile, fixed)[0]
+
+
+def way_down(w: Worth, goal: str, profile: int,
+             fixed: tuple[tuple[str, str], ...]) -> tuple[dict[str, int], dict[str, list[str]]]:
+    """``way`` and, for each station on it but the goal, the neighbours one step nearer (the next stations of its
+    shortest ways), cached together."""
     key = (goal, profile, fixed)
     found = w.ways.get(key)
     if found is None:
@@ -56,15 +64,23 @@ def way(w: Worth, goal: str, profile: int, fixed: tuple[tuple[str, str], ...]) -
         lines, stops = w.profiles[profile]
         walls = frozenset(s for s, kind in fixed if kind in stops)
         nbrs = w.lines_nbrs[lines]
-        found = {goal: 0}
+        steps = {goal: 0}
+        down: dict[str, list[str]] = {}
         todo = deque([goal])
         while todo:
             at = todo.popleft()
+            n_at = steps[at] + 1
             for n in nbrs.get(at, ()):
-                if n not in found and n not in walls:
-                    found[n] = found[at] + 1
+                if n in walls:
+                    continue
+                k = steps.get(n)
+                if k is None:
+                    steps[n] = n_at
+                    down[n] = [at]
                     todo.append(n)
-        w.ways[key] = found
+                elif k == n_at:
+                    down[n].append(at)
+        found = w.ways[key] = (steps, down)
     return found
 
 
