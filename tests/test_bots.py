@@ -535,3 +535,17 @@ def test_own_pieces_queued_on_the_way_to_the_flag_count_as_steps() -> None:
     assert bot._queue(st.board, "f9", down) == 3  # f10 is the only way in: its own ship there costs 3
     del st.board["f10"]
     assert bot._queue(st.board, "f9", down) == 0  # f11 is held, but g10 (an enemy) is as short a way
+
+
+def test_rule_built_dover_setups_keep_minesweepers_out_of_the_harbour_corner() -> None:
+    """A minesweeper started at a1 behind its own ships in the harbour (one entrance, c3-c4) never got out: Dover
+    drew at the ply cap with the enemy flag shut in by mines. Clearers start where the way out along their own
+    lines is no longer than the straight way (file c runs straight out through the entrance)."""
+    gdef = load_game("dover_patrol")
+    corner = {"red": {"a1", "a2", "a3", "b1", "b2", "b3"}, "blue": {"h12", "h11", "h10", "g12", "g11", "g10"}}
+    rng = random.Random(4)
+    for side in gdef.sides:
+        for _ in range(40):
+            placement = built_setup(gdef, side, rng)
+            sweepers = {s for s, piece in placement.items() if piece == "minesweeper"}
+            assert len(sweepers) == 2 and not sweepers & corner[side], (side, sweepers)

@@ -4,8 +4,8 @@ Where the game has real human setups (Stratego's Gravon archive through the Atar
 with `facedown setups import-human` in the setups store), a bot deploys as a human did and expects its opponent to
 have done the same. Elsewhere it builds a deployment from the game's setup rules: the flag (the pieces whose loss
 loses the game) as deep as the rules allow, the pieces that never move partly round it (never on a base station, where
-a taken flag must be brought), the pieces that clear enemy blockers (miners, sappers, minesweepers) in the back half,
-the rest anywhere allowed, and it derives its prior from many such deployments.
+a taken flag must be brought), the pieces that clear enemy blockers (miners, sappers, minesweepers) in the back half
+but never behind a wall they must go round to get out (a harbour corner), the rest anywhere allowed, and it derives its prior from many such deployments.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from controller.rules.deploy import random_deployment
 from controller.rules.setup import check_deployment
 
 from .belief import Prior, allowed_table, options_key, template
-from .values import worth
+from .values import bfs, worth
 
 #: Games that have human setups in the Ataraxos data, and which kind of file.
 HUMAN_KINDS = {"stratego": "classic", "stratego_barrage": "barrage"}
@@ -76,6 +76,11 @@ def built_setup(gdef: GameDef, side: str, rng: random.Random, options: Mapping[s
     order = {s.id: i for i, s in enumerate(game.stations)}
     allowed = {p.id: sorted(table[(side, p.id)], key=order.__getitem__) for p in game.pieces}
     base = frozenset(game.setup.zones.get("base", {}).get(side, ()))
+    # a clearer's own way to the enemy along the lines it moves on: longer than ``depth`` where a wall makes it go
+    # round (a Dover harbour's one entrance), and a clearer started there stayed shut in behind its own ships
+    zones = game.setup.zones[game.setup.deploy_zone]
+    enemy = [s for other in game.sides if other != side and not game.ally(side, other) for s in zones[other]]
+    way_out = {k: bfs(w.lines_nbrs[w.profiles[w.profile[k]][0]], enemy) for k in w.clears}
     for _attempt in range(30):
         placement: dict[str, str] = {}
         ok = True
@@ -116,7 +121,11 @@ def built_setup(gdef: GameDef, side: str, rng: random.Random, options: Mapping[s
             if len(free) < p.count:
                 ok = False
                 break
-            if p.id in w.clears:  # kept out of the first clashes: the deeper half of what is left
+            if p.id in w.clears:  # kept out of the first clashes: the deeper half of what is left, with a way out
+                out = way_out[p.id]
+                open_way = [s for s in free if out.get(s, 99) <= depth.get(s, 0)]
+                if len(open_way) >= p.count:
+                    free = open_way
                 free.sort(key=lambda s: -depth.get(s, 0))
                 free = free[:max(p.count, len(free) // 2)]
             for s in rng.sample(free, p.count):

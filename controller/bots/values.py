@@ -108,12 +108,12 @@ def _worth(state: GameState) -> Worth:
         value[c] = 0.0  # its loss is the game itself: scored as a result, not as material
     kinds = frozenset(line.kind for line in game.lines)
     nbrs = state.topo.neighbours(kinds)
-    distance = {s: _bfs(nbrs, [s]) for s in game.station_ids}
+    distance = {s: bfs(nbrs, [s]) for s in game.station_ids}
     zones = game.setup.zones[game.setup.deploy_zone]
     front = {}
     for side in game.sides:
         enemy = [s for other in game.sides if state.enemies(side, other) for s in zones[other]]
-        front[side] = _bfs(nbrs, enemy)
+        front[side] = bfs(nbrs, enemy)
     zone = game.setup.zones.get("base", {})
     bases = {side: tuple(sorted(zone[side])) for side in game.sides if zone.get(side)}
     by_lines: dict[frozenset[str], dict[str, dict[str, int]]] = {kinds: distance}
@@ -126,7 +126,7 @@ def _worth(state: GameState) -> Worth:
         lines = frozenset().union(*(m.along for m in p.moves)) if p.movable and p.moves else kinds
         lines_nbrs[lines] = state.topo.neighbours(lines)
         if lines not in by_lines:
-            by_lines[lines] = {s: _bfs(lines_nbrs[lines], [s]) for s in game.station_ids}
+            by_lines[lines] = {s: bfs(lines_nbrs[lines], [s]) for s in game.station_ids}
         reach[p.id] = by_lines[lines]
         stops = frozenset(f for f in fixed if not (p.can_attack and state.clash[(p.id, f)] == "attacker"))
         if (lines, stops) not in profiles:
@@ -153,7 +153,7 @@ def worth(state: GameState) -> Worth:
     return found
 
 
-def _bfs(nbrs: dict[str, tuple[str, ...]], starts: list[str]) -> dict[str, int]:
+def bfs(nbrs: dict[str, tuple[str, ...]], starts: list[str]) -> dict[str, int]:
     dist = {s: 0 for s in starts}
     todo = deque(starts)
     while todo:
