@@ -549,3 +549,24 @@ def test_rule_built_dover_setups_keep_minesweepers_out_of_the_harbour_corner() -
             placement = built_setup(gdef, side, rng)
             sweepers = {s for s, piece in placement.items() if piece == "minesweeper"}
             assert len(sweepers) == 2 and not sweepers & corner[side], (side, sweepers)
+
+
+def test_an_open_door_to_the_flag_counts_against_it() -> None:
+    """Stratego, ledger seed 9: facedown's lieutenant stepped off j5, beside its flag on j4, with an enemy colonel
+    on j6; twelve plies later the colonel walked in and took the flag. The look-ahead sees the enemy's attacks after
+    our move, not its quiet move first: an enemy two steps from the flag with the station between them empty now
+    costs FLAG_DOOR."""
+    from controller.bots.values import worth
+    from controller.rules.base import Piece
+
+    st = new_game("stratego")
+    w = worth(st)
+    bot = FaceDownBot(1)
+    bot.new_game("stratego", "red", st.options, 1)
+    layout = {"j4": ("flag", "red"), "j6": ("colonel", "blue"), "a10": ("flag", "blue"), "a1": ("general", "red")}
+    scores = {}
+    for lieutenant_on in ("j5", "i5"):
+        st.board = {s: Piece(i, kind, side) for i, (s, (kind, side)) in enumerate(layout.items())}
+        st.board[lieutenant_on] = Piece(50, "lieutenant", "red")
+        scores[lieutenant_on] = bot.evaluate(st, w)
+    assert scores["j5"] - scores["i5"] > 1.0  # FLAG_DOOR (1.5) for the door shut, less what i5 is worth more

@@ -50,6 +50,9 @@ LEVELS = {
 DEFAULT_LEVEL = 3
 #: What having pieces that can clear an enemy blocker is worth (the first such piece half of it, the next a quarter...).
 BLOCKER = 4.0
+#: An enemy two steps from our flag with the station between them empty: its next quiet move puts it beside the
+#: flag, which the look-ahead (our move, the enemy's attacks) sees only when it is too late to close the door.
+FLAG_DOOR = 1.5
 #: Chance the opponent dares an attack on a piece of ours it cannot see (a known one it attacks when it pays).
 BLIND_ATTACK = 0.35
 
@@ -271,18 +274,27 @@ class FaceDownBot(Player):
                     score -= 0.05 * (n + self._queue(board, s, down) if n < 30 else n)
         if my_flags and foe_movers:
             walls = tuple(my_fixed)
+            board = st.board
             for f in my_flags:
-                ways = [None] * len(w.profiles)
+                downs = [None] * len(w.profiles)
                 nearest = 30
+                door = False
                 for s, k in foe_movers:
                     pr = profile[k]
-                    d = ways[pr]
-                    if d is None:
-                        d = ways[pr] = way_down(w, f, pr, walls)[0]
-                    x = d.get(s, 30)
+                    dd = downs[pr]
+                    if dd is None:
+                        dd = downs[pr] = way_down(w, f, pr, walls)
+                    x = dd[0].get(s, 30)
                     if x < nearest:
                         nearest = x
+                    if x == 2 and not door:  # one quiet move from standing next to the flag, through an open door
+                        for m in dd[1][s]:
+                            if m not in board:
+                                door = True
+                                break
                 score += 0.04 * min(nearest, 8)
+                if door:
+                    score -= FLAG_DOOR
         score -= 0.004 * behind
         # the last pieces that move are worth more than their rank: a side with none left loses
         score += 4.0 / (1 + len(foe_movers)) - 4.0 / (1 + len(my_movers))
