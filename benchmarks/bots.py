@@ -5,15 +5,16 @@ time) and the process's peak memory (RSS, MB: the engine, both bots and Python i
 
     python benchmarks/bots.py [--games 20] [--game stratego --game luzhanqi ...] [--opponent random ...]
                               [--bot facedown] [--max-plies 2000] [--json FILE] [--cpu-clock]
-                              [--ledger FILE [--until N] [--summary]]
+                              [--ledger FILE [--until N] [--summary]] [--jobs N]
 
 The issue asks 200 games per opponent and game, ~10 CPU-hours at the default level. With ``--ledger`` each finished
 game is appended to a ledger as one JSON line, stamped with a fingerprint of the code and data that decide how the
 bots play (the bots, the rules engine, the game files, the packaged human setups): runs on several days or machines
 add up, a run that is stopped keeps every game it finished, new games take seeds the ledger has not used, and a
 change to that code starts a new count instead of mixing with games of the old bot. ``--until N`` plays until the
-ledger holds N games per pair for the current code; ``--summary`` only prints the ledger's figures.
-Asserts nothing about timing.
+ledger holds N games per pair for the current code; ``--summary`` only prints the ledger's figures. ``--jobs N``
+plays N games at once, each in a fresh process (so its peak memory is its own): one per core, with ``--cpu-clock``
+so that sharing the machine never cuts a move short. Asserts nothing about timing.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -97,16 +99,7 @@ def run_pair(game: str, bot: str, opponent: str, games: int, max_plies: int, see
         for b in bots.values():
             b.close()
         if ledger is not None:
-            mine = [s for s, n in record.seats.items() if n == bot]
-            entry = {"fp": fp, "game": game, "bot": bot, "opponent": opponent, "seed": seed + i, "max_plies": max_plies,
-                     "clock": "cpu" if clock is time.thread_time else "wall", "bot_seats": mine,
-                     "won": any(w in mine for w in record.winners), "draw": record.draw, "plies": record.plies,
-                     "reason": record.reason, "failures": record.failures,
-                     "think_ms": _hist([ms for s in mine for ms in record.think_ms.get(s, [])]),
-                     "cpu_ms": _hist([ms for s in mine for ms in record.cpu_ms.get(s, [])]),
-                     "peak_rss_mb": round(peak_mb(), 1), "at": time.strftime("%Y-%m-%dT%H:%M:%S")}
-            with ledger.open("a", encoding="utf-8") as fh:  # one line per game: a stopped run keeps what it finished
-                fh.write(json.dumps(entry) + "\n")
+            append(ledger, ledger_entry(record, fp, game, bot, opponent, seed + i, max_plies, clock))
         print(f"\r  {game} vs {opponent}: {i + 1}/{games}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     summary = match.summary()
@@ -123,6 +116,73 @@ def run_pair(game: str, bot: str, opponent: str, games: int, max_plies: int, see
         "cpu_ms_p50": round(percentile(cpu, 0.5), 1), "cpu_ms_p99": round(percentile(cpu, 0.99), 1),
         "peak_rss_mb": round(peak_mb(), 1), "seconds": round(time.perf_counter() - started, 1),
     }
+
+
+def ledger_entry(record: Any, fp: str, game: str, bot: str, opponent: str, seed: int, max_plies: int,
+                 clock: Callable[[], float]) -> dict:
+    """One finished game as a ledger line: who sat where, the result, the bot's think times as histograms."""
+    mine = [s for s, n in record.seats.items() if n == bot]
+    return {"fp": fp, "game": game, "bot": bot, "opponent": opponent, "seed": seed, "max_plies": max_plies,
+            "clock": "cpu" if clock is time.thread_time else "wall", "bot_seats": mine,
+            "won": any(w in mine for w in record.winners), "draw": record.draw, "plies": record.plies,
+            "reason": record.reason, "failures": record.failures,
+            "think_ms": _hist([ms for s in mine for ms in record.think_ms.get(s, [])]),
+            "cpu_ms": _hist([ms for s in mine for ms in record.cpu_ms.get(s, [])]),
+            "peak_rss_mb": round(peak_mb(), 1), "at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+
+
+def append(ledger: Path, entry: dict) -> None:
+    with ledger.open("a", encoding="utf-8") as fh:  # one line per game: a stopped run keeps what it finished
+        fh.write(json.dumps(entry) + "\n")
+
+
+def play_one(game: str, bot: str, opponent: str, seed: int, max_plies: int, cpu_clock: bool, fp: str) -> dict:
+    """One game in a worker process of ``--jobs``: its ledger line."""
+    clock = time.thread_time if cpu_clock else time.perf_counter
+    if cpu_clock:
+        from controller.bots.facedown import FaceDownBot
+
+        FaceDownBot.clock = staticmethod(time.thread_time)  # type: ignore[assignment]
+    gdef = load_game(game)
+    seats = {s: (bot if gdef.ally(gdef.sides[0], s) else opponent) for s in gdef.sides}
+    names = Match(game, seats).rotation(seed - 1)
+    bots = {s: find_bot(n) for s, n in names.items()}
+    try:
+        record = play_game(game, bots, names, seed=seed, max_plies=max_plies, clock=clock)
+    finally:
+        for b in bots.values():
+            b.close()
+    return ledger_entry(record, fp, game, bot, opponent, seed, max_plies, clock)
+
+
+def play_parallel(tasks: list[tuple[str, str, str, int]], jobs: int, max_plies: int, cpu_clock: bool, fp: str,
+                  ledger: Path | None) -> list[dict]:
+    """Play ``tasks`` (game, bot, opponent, seed) ``jobs`` at a time, each in a fresh process; every finished game
+    goes to the ledger at once (this process is its only writer). Returns the ledger lines."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    out: list[dict] = []
+    if not tasks:
+        return out
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"), max_tasks_per_child=1)
+    try:
+        futures = {pool.submit(play_one, g, b, o, seed, max_plies, cpu_clock, fp): (g, o, seed) for g, b, o, seed in tasks}
+        for n, done in enumerate(as_completed(futures), 1):
+            game, opponent, seed = futures[done]
+            entry = done.result()
+            out.append(entry)
+            if ledger is not None:
+                append(ledger, entry)
+            for f in entry["failures"]:
+                print(f"\n  {game} vs {opponent}, seed {seed}: {f['side']} failed: {f['why']}: {f['message']}", file=sys.stderr)
+            result = "won" if entry["won"] else "drawn" if entry["draw"] else "lost"
+            print(f"\r  {n}/{len(tasks)} games ({jobs} at once); last: {game} vs {opponent} seed {seed} {result}   ",
+                  end="", file=sys.stderr, flush=True)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C: the games running finish nowhere, the ledger keeps the rest
+    print(file=sys.stderr)
+    return out
 
 
 def read_ledger(path: Path, fp: str) -> list[dict]:
@@ -177,6 +237,8 @@ def main() -> None:
                     help="append every finished game to this ledger and count the ledger's games of the current code")
     ap.add_argument("--until", type=int, metavar="N", help="with --ledger: play until it holds N games per pair")
     ap.add_argument("--summary", action="store_true", help="with --ledger: print its figures, play no game")
+    ap.add_argument("--jobs", type=int, default=1, metavar="N",
+                    help="play N games at once, each in its own process (one per core; use with --cpu-clock)")
     ap.add_argument("--cpu-clock", action="store_true",
                     help="count the bot's time cap, the arena's time limit per move and the think-time columns in "
                          "CPU time of the thinking thread: a loaded or niced run then never cuts a move short or calls "
@@ -195,28 +257,58 @@ def main() -> None:
         print(f"ledger {args.ledger}, code fingerprint {fp}", file=sys.stderr)
     print(f"{'game':<14} {'vs':<8} {'games':>5} {'win %':>6} {'draws':>5} {'fail':>4} {'plies':>6} "
           f"{'p50 ms':>7} {'p99 ms':>7} {'cpu p50':>7} {'cpu p99':>7} {'RSS MB':>7}")
-    for game in args.game or GAMES:
-        for opponent in args.opponent or ["random", "greedy"]:
-            if args.ledger:
-                def pair(game: str = game, opponent: str = opponent) -> list[dict]:
-                    return [e for e in read_ledger(args.ledger, fp) if e["game"] == game and e["opponent"] == opponent
-                            and e["bot"] == args.bot and e.get("max_plies") == args.max_plies
-                            and e.get("clock") == ("cpu" if args.cpu_clock else "wall")]
-                done = pair()
-                todo = 0 if args.summary else max(0, args.until - len(done)) if args.until else args.games
-                if todo:
-                    seed = max((e["seed"] for e in done), default=args.seed - 1) + 1
-                    run_pair(game, args.bot, opponent, todo, args.max_plies, seed, clock, args.ledger, fp)
-                    done = pair()
-                if not done:
-                    continue
-                row = ledger_row(done)
-            else:
-                row = run_pair(game, args.bot, opponent, args.games, args.max_plies, args.seed, clock)
-            print_row(row)
-            if args.json:
-                with open(args.json, "a", encoding="utf-8") as fh:
-                    fh.write(json.dumps(row) + "\n")
+    if args.jobs < 1:
+        ap.error("--jobs must be at least 1")
+    pairs = [(g, o) for g in args.game or GAMES for o in args.opponent or ["random", "greedy"]]
+    for g in args.game or GAMES:
+        load_game(g)  # a misspelt game is refused before any game is played
+    if args.jobs > 1 and not args.summary:
+        run_jobs(args, pairs, fp)
+        return
+    for game, opponent in pairs:
+        if args.ledger:
+            done = pair_games(args, fp, game, opponent)
+            todo = 0 if args.summary else max(0, args.until - len(done)) if args.until else args.games
+            if todo:
+                seed = max((e["seed"] for e in done), default=args.seed - 1) + 1
+                run_pair(game, args.bot, opponent, todo, args.max_plies, seed, clock, args.ledger, fp)
+                done = pair_games(args, fp, game, opponent)
+            if not done:
+                continue
+            row = ledger_row(done)
+        else:
+            row = run_pair(game, args.bot, opponent, args.games, args.max_plies, args.seed, clock)
+        print_row(row)
+        if args.json:
+            with open(args.json, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row) + "\n")
+
+
+def pair_games(args: argparse.Namespace, fp: str, game: str, opponent: str) -> list[dict]:
+    """The ledger's games of one pair under this run's conditions (bot, ply cap, clock) and the current code."""
+    clock = "cpu" if args.cpu_clock else "wall"
+    return [e for e in read_ledger(args.ledger, fp) if e["game"] == game and e["opponent"] == opponent
+            and e["bot"] == args.bot and e.get("max_plies") == args.max_plies and e.get("clock") == clock]
+
+
+def run_jobs(args: argparse.Namespace, pairs: list[tuple[str, str]], fp: str) -> None:
+    """``--jobs``: every pair's missing games at once across the processes, then each pair's row."""
+    tasks = []
+    for game, opponent in pairs:
+        done = pair_games(args, fp, game, opponent) if args.ledger else []
+        todo = max(0, args.until - len(done)) if args.until else args.games
+        first = max((e["seed"] for e in done), default=args.seed - 1) + 1
+        tasks += [(game, args.bot, opponent, seed) for seed in range(first, first + todo)]
+    played = play_parallel(tasks, args.jobs, args.max_plies, args.cpu_clock, fp, args.ledger)
+    for game, opponent in pairs:
+        entries = pair_games(args, fp, game, opponent) if args.ledger else [e for e in played if e["game"] == game and e["opponent"] == opponent]
+        if not entries:
+            continue
+        row = ledger_row(entries)
+        print_row(row)
+        if args.json:
+            with open(args.json, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row) + "\n")
 
 
 if __name__ == "__main__":

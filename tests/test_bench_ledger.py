@@ -34,3 +34,17 @@ def test_runs_add_up_in_the_ledger_with_new_seeds_and_swapped_seats(tmp_path: Pa
     out = _bench("--ledger", str(ledger), "--summary")
     assert out.splitlines()[-1].split()[:3] == ["luzhanqi", "greedy", "3"]
     assert len(ledger.read_text().splitlines()) == 5
+
+
+def test_jobs_play_the_missing_games_in_parallel_each_once(tmp_path: Path) -> None:
+    """``--jobs 2``: two games at a time in their own processes, the parent the ledger's only writer; the seeds
+    go on from the ledger's last and each is played once, with the seats its seed gives."""
+    ledger = tmp_path / "ledger.jsonl"
+    _bench("--ledger", str(ledger), "--games", "1")
+    out = _bench("--ledger", str(ledger), "--until", "4", "--jobs", "2")
+    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert sorted(e["seed"] for e in entries) == [1, 2, 3, 4]
+    assert all(e["bot_seats"] == (["red"] if e["seed"] % 2 else ["blue"]) for e in entries)
+    assert all(e["peak_rss_mb"] > 5 and e["cpu_ms"] for e in entries)  # each measured in its own process
+    assert out.splitlines()[-1].split()[:3] == ["luzhanqi", "greedy", "4"]
+    assert _bench("--ledger", str(ledger), "--until", "4", "--jobs", "2").splitlines()[-1].split()[2] == "4"  # none to play
