@@ -535,6 +535,16 @@ def test_own_pieces_queued_on_the_way_to_the_flag_count_as_steps() -> None:
     assert bot._queue(st.board, "f9", down) == 3  # f10 is the only way in: its own ship there costs 3
     del st.board["f10"]
     assert bot._queue(st.board, "f9", down) == 0  # f11 is held, but g10 (an enemy) is as short a way
+    st.board["f10"] = Piece(52, "minesweeper", "red")
+    assert bot._queue(st.board, "f9", down, {"f10", "f9"}) == 0  # the sweeper in front leads: no one's obstacle
+
+    # the first of several going in is progress, not an obstacle to the rest (counting it kept every ship out)
+    st.board = {s: Piece(i, kind, side) for i, (s, (kind, side)) in enumerate(layout.items()) if s != "g10"}
+    st.board["e9"] = Piece(60, "minesweeper", "red")
+    waiting = bot.evaluate(st, w)
+    del st.board["e9"]
+    st.board["f10"] = Piece(60, "minesweeper", "red")
+    assert bot.evaluate(st, w) - waiting > 0.05  # e9 to f10 is 2 steps nearer, with the other sweeper behind it
 
 
 def test_rule_built_dover_setups_keep_minesweepers_out_of_the_harbour_corner() -> None:
@@ -570,3 +580,4 @@ def test_an_open_door_to_the_flag_counts_against_it() -> None:
         st.board[lieutenant_on] = Piece(50, "lieutenant", "red")
         scores[lieutenant_on] = bot.evaluate(st, w)
     assert scores["j5"] - scores["i5"] > 1.0  # FLAG_DOOR (1.5) for the door shut, less what i5 is worth more
+
