@@ -581,3 +581,58 @@ def test_an_open_door_to_the_flag_counts_against_it() -> None:
         scores[lieutenant_on] = bot.evaluate(st, w)
     assert scores["j5"] - scores["i5"] > 1.0  # FLAG_DOOR (1.5) for the door shut, less what i5 is worth more
 
+
+def test_an_attack_refused_because_of_its_target_tells_the_bot_what_the_target_is_not() -> None:
+    """Navy chess (mainland): a safe camp shelters every piece but the flagship. facedown guessed the cruiser in
+    camp K2 was the flagship, was refused J1-K2, then tried K3-K2 and J3-K2 with the same guess and lost the game
+    for three refused moves in a row. A refusal now rules out the kinds the attack would have been legal against."""
+    st = new_game("navy_cn")
+    belief = Belief(st.game, "red", st.options)
+    pieces = [{"uid": 1, "owner": "blue", "station": "K2"}, {"uid": 2, "owner": "red", "station": "K3", "piece": "cruiser"},
+              {"uid": 3, "owner": "blue", "station": "N2"}]
+    belief.update({"phase": "play", "turn": "red", "ply": 40, "pieces": pieces})
+    belief.possible[1] = belief.possible[3] = frozenset(belief.kinds)  # it may be anything, the flagship too
+    before = belief.possible[1]
+    belief.refused("K3", "K2")
+    assert belief.possible[1] == before - {"flagship"}
+    belief.refused("K3", "N2")  # not a move the sheltering explains (not even adjacent): nothing learned
+    assert "flagship" in belief.possible[3]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_belief_holds_the_truth_through_a_long_random_game(game: str) -> None:
+    """Whatever happens (strikes that return, bombardments that bounce, moves that show their piece), every piece
+    the seat cannot see keeps its true kind among those the belief allows. Sanjunqi once ruled out a gunboat: its
+    shore strike only attacks, so 'could it make that move onto an empty station' said no."""
+    st = new_game(game)
+    rng = random.Random(3)
+    for side in st.game.sides:
+        st.deploy(side, built_setup(st.game, side, rng))
+    seat = st.game.sides[0]
+    belief = Belief(st.game, seat, st.options)
+    belief.update(view(st, seat))
+    for ply in range(400):
+        if st.phase != "play":
+            break
+        ruling = st.apply(rng.choice(st.legal_moves()))
+        belief.update(view(st, seat), redact_ruling(ruling, seat))
+        for p in st.board.values():
+            if p.owner != seat and p.uid in belief.possible:
+                assert p.type in belief.possible[p.uid], (ply, p)
+
+
+def test_a_piece_that_moved_unshown_is_none_whose_moves_show_it() -> None:
+    """Navy chess: the flagship is shown whenever it moves, so a piece that moved without being shown is not the
+    flagship (the guesses put the flagship on such pieces, and attacked them in their camps)."""
+    st = new_game("navy_cn")
+    rng = random.Random(5)
+    for side in st.game.sides:
+        st.deploy(side, built_setup(st.game, side, rng))
+    belief = Belief(st.game, "red", st.options)
+    belief.update(view(st, "red"))
+    for _ in range(120):
+        if st.phase != "play":
+            break
+        belief.update(view(st, "red"), redact_ruling(st.apply(rng.choice(st.legal_moves())), "red"))
+    moved_unshown = [u for u in belief.moved if u in belief.possible]
+    assert moved_unshown and all("flagship" not in belief.possible[u] for u in moved_unshown)

@@ -107,6 +107,8 @@ class Player(Bot):
 
     def refused(self, frm: str, to: str) -> None:
         self.forbidden.add(Move(frm, to))
+        if self.belief is not None:  # an attack refused because of what it attacked tells what that is not
+            self.belief.refused(frm, to)
 
     def sync(self, view: Mapping[str, Any]) -> None:
         """Make sure the belief has taken in ``view`` (a host that sends views only with 'go' still works)."""

@@ -3,7 +3,7 @@
 For every piece of another side whose kind the seat does not know, the belief keeps the set of kinds it may still
 be: at first those the setup rules allow on its starting station, then narrowed by what happened to it in front of
 the seat - a piece that moved is no piece that never moves (and a long move rules out every kind that could not
-make it), a clash with one of the seat's own pieces keeps only the kinds that give that outcome, a reveal names it.
+make it, a move that went unshown every kind whose move shows it), a clash with one of the seat's own pieces keeps only the kinds that give that outcome, a reveal names it.
 Pieces that left the game stay in the count, so every army adds up. ``sample`` draws a whole assignment of kinds
 consistent with all of it (a determinization), weighted by a prior of where each kind tends to start.
 
@@ -20,6 +20,7 @@ from typing import Any
 
 from controller.rules import GameDef, new_game
 from controller.rules.deploy import allowed_stations
+from controller.rules.effects import clash_outcome
 from controller.rules.state import GameState, Piece
 
 #: A prior: side -> station -> piece id -> weight (how often that kind starts there).
@@ -120,6 +121,22 @@ class Belief:
         self.known[uid] = kind
         self.possible.pop(uid, None)
 
+    def refused(self, frm: str, to: str) -> None:
+        """The referee refused the seat's move ``frm``-``to``. Where that hangs on the kind of the piece attacked (a
+        Navy chess camp shelters every piece but the flagship), that piece is none of the kinds the move would be
+        legal against. A refusal for another reason (a chase rule's history) rules out no kind and changes nothing."""
+        uid, mover = self.where.get(to), self.where.get(frm)
+        if uid is None or mover is None or uid in self.known or uid not in self.possible:
+            return
+        st = self.scratch(self.where, {})
+        st.turn = self.seat
+        keep = []
+        for kind in self.possible[uid]:
+            st.board[to] = Piece(uid, kind, self.owner[uid])
+            if to not in st.destinations(frm):
+                keep.append(kind)
+        self._narrow(uid, frozenset(keep))
+
     def _narrow(self, uid: int, keep: frozenset[str]) -> None:
         if uid in self.known or uid not in self.possible:
             return
@@ -146,24 +163,48 @@ class Belief:
         outcome = r.get("outcome")
         if defender is None or outcome is None:
             return
-        clash = self.base.clash
         if mover in self.known and defender not in self.known:
-            a = self.known[mover]
-            self._narrow(defender, frozenset(k for k in self.kinds if clash[(a, k)] == outcome))
+            self._narrow(defender, self._judged(r["from"], r["to"], before, mover, defender, outcome, defender))
         elif defender in self.known and mover not in self.known:
-            d = self.known[defender]
-            self._narrow(mover, frozenset(k for k in self.kinds if clash[(k, d)] == outcome))
+            self._narrow(mover, self._judged(r["from"], r["to"], before, mover, defender, outcome, mover))
+
+    def _judged(self, frm: str, to: str, before: Mapping[str, int], mover: int, defender: int, outcome: str,
+                unknown: int) -> frozenset[str]:
+        """The kinds of piece ``unknown`` (the mover or the defender; the other is known) that give ``outcome`` in
+        this very clash, judged as the referee judges it: the clash table, and where the game says so the station
+        it happens on, an interception, a strike the target cannot answer (a Sanjunqi gunboat bombarding artillery
+        bounces, which the table alone would call a loss)."""
+        scratch = self.scratch(before, {})
+        scratch.turn = self.owner[mover]
+        out = []
+        for kind in self.possible.get(unknown, self.kinds):
+            a = Piece(mover, kind if unknown == mover else self.known[mover], self.owner[mover])
+            d = Piece(defender, kind if unknown == defender else self.known[defender], self.owner[defender])
+            scratch.board[frm], scratch.board[to] = a, d
+            spec = scratch.destinations(frm).get(to)
+            if spec is not None and clash_outcome(scratch, to, a, d, spec, scratch.clash[(a.type, d.type)]) == outcome:
+                out.append(kind)
+        return frozenset(out)
 
     def _could_make(self, frm: str, to: str, before: Mapping[str, int]) -> frozenset[str]:
-        """The kinds that could go from ``frm`` to ``to`` over the board as it stood (``to`` taken as empty)."""
+        """The kinds that could go from ``frm`` to ``to`` over the board as it stood (``to`` taken as empty, or as the
+        piece attacked there for a strike that only attacks) without being shown: a move that always shows its piece (a Navy chess flagship's, a flying boat's flight) is not
+        how an unshown piece moved."""
         scratch = self.scratch(before, {})
-        scratch.board.pop(to, None)
+        target = scratch.board.pop(to, None)
+        if target is not None and target.uid in self.known:
+            target = Piece(target.uid, self.known[target.uid], target.owner)
         out = []
+        owner = scratch.board[frm].owner
+        scratch.turn = owner
         for kind in self.movable:
-            owner = scratch.board[frm].owner
             scratch.board[frm] = Piece(0, kind, owner)
-            scratch.turn = owner
-            if to in scratch.destinations(frm):
+            spec = scratch.destinations(frm).get(to)
+            if spec is None and target is not None:  # a strike that only attacks (and may return): onto the target
+                scratch.board[to] = target
+                spec = scratch.destinations(frm).get(to)
+                del scratch.board[to]
+            if spec is not None and not spec.reveal:
                 out.append(kind)
         return frozenset(out)
 
