@@ -636,3 +636,30 @@ def test_a_piece_that_moved_unshown_is_none_whose_moves_show_it() -> None:
         belief.update(view(st, "red"), redact_ruling(st.apply(rng.choice(st.legal_moves())), "red"))
     moved_unshown = [u for u in belief.moved if u in belief.possible]
     assert moved_unshown and all("flagship" not in belief.possible[u] for u in moved_unshown)
+
+
+def test_going_back_to_an_arrangement_of_its_own_pieces_costs_the_more_the_oftener() -> None:
+    """Dover draws at the ply cap were the bot going round in circles where nothing better showed within its
+    look-ahead. A move back into an arrangement of its own pieces it stood in before costs REPEAT a visit; a new
+    one costs nothing; an attack counts as staying (a bounce changes nothing)."""
+    from controller.bots.facedown import REPEAT
+
+    st = new_game("stratego")
+    rng = random.Random(1)
+    for side in st.game.sides:
+        st.deploy(side, built_setup(st.game, side, rng))
+    bot = FaceDownBot(1)
+    bot.new_game("stratego", "red", st.options, 1)
+    bot.sync(view(st, "red"))
+    bot._visit()
+    here = bot._visit()  # two turns in this arrangement
+    step = next(m for m in st.legal_moves("red") if m.to not in st.board)
+    assert bot._repeat_penalty(here, step) == 0.0
+    uid = st.board[step.frm].uid
+    bot.visits[here - hash((step.frm, uid)) + hash((step.to, uid))] = 3
+    assert bot._repeat_penalty(here, step) == pytest.approx(3 * REPEAT)
+    st.board[step.to] = st.board.pop("a7")  # an enemy piece in reach: attacking it is staying
+    bot.belief.update(view(st, "red"))
+    here = bot._visit()
+    attack = next(m for m in st.legal_moves("red") if m.to == step.to)
+    assert bot._repeat_penalty(here, attack) == pytest.approx(REPEAT * bot.visits[here])

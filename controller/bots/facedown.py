@@ -55,6 +55,8 @@ BLOCKER = 4.0
 FLAG_DOOR = 1.5
 #: Chance the opponent dares an attack on a piece of ours it cannot see (a known one it attacks when it pays).
 BLIND_ATTACK = 0.35
+#: What each earlier visit to an arrangement of our own pieces costs a move that goes back to it.
+REPEAT = 0.02
 
 
 def _first(item: tuple[Any, ...]) -> Any:
@@ -84,6 +86,7 @@ class FaceDownBot(Player):
         super().new_game(game, seat, options, seed)
         assert self.gdef is not None and self.belief is not None
         self._friends = frozenset(s for s in self.gdef.sides if s == seat or self.gdef.ally(seat, s))
+        self.visits: dict[int, int] = {}  # arrangement of our own pieces (a hash) -> turns we stood in it
         worth(self.belief.scratch({}, {}))  # the per-game figures (for a world's options), once, before the clock runs
 
     def choose_setup(self, view: Mapping[str, Any], time_ms: float) -> dict[str, str]:
@@ -129,10 +132,11 @@ class FaceDownBot(Player):
                 break
             st = self.world(b.sample(self.rng))
         best, best_value = moves[0], -float("inf")
+        here = self._visit()
         for m in moves:
             if not seen[m]:
                 continue
-            v = total[m] / seen[m] - self._shuttle_penalty(m) + self.rng.random() * 1e-3
+            v = total[m] / seen[m] - self._shuttle_penalty(m) - self._repeat_penalty(here, m) + self.rng.random() * 1e-3
             if v > best_value:
                 best, best_value = m, v
         return tuple(best)  # type: ignore[return-value]
@@ -376,6 +380,27 @@ class FaceDownBot(Player):
                     best[n] = c
                     heapq.heappush(todo, (c, n))
         return 16.0
+
+    def _visit(self) -> int:
+        """Count the arrangement of our own pieces we stand in now (a hash of their stations) and return it."""
+        b = self.belief
+        assert b is not None
+        mine = self._friends
+        here = sum(hash((s, u)) for s, u in b.where.items() if b.owner.get(u) in mine)
+        self.visits[here] = self.visits.get(here, 0) + 1
+        return here
+
+    def _repeat_penalty(self, here: int, m: Move) -> float:
+        """A little against a move back into an arrangement of our own pieces we stood in before, the more the
+        oftener: where nothing better shows within the look-ahead, the bot tries something new instead of going
+        round in circles until the ply cap (a Dover destroyer sat in the enemy harbour's only entrance while the
+        minesweeper waited behind it). An attack counts as staying (a bounce changes nothing)."""
+        b = self.belief
+        assert b is not None
+        uid = b.where.get(m.frm)
+        if uid is None or m.to in b.where:
+            return REPEAT * self.visits.get(here, 0)
+        return REPEAT * self.visits.get(here - hash((m.frm, uid)) + hash((m.to, uid)), 0)
 
     def _shuttle_penalty(self, m: Move) -> float:
         """A little against going on with a shuttle: the more moves it has, the more (the rule will stop it soon)."""
