@@ -532,11 +532,15 @@ def test_own_pieces_queued_on_the_way_to_the_flag_count_as_steps() -> None:
     steps, down = way_down(w, "g12", w.profile["minesweeper"], (("f12", "mine"), ("g11", "mine"), ("h12", "mine")))
     assert steps["f9"] == 4 and sorted(down["f10"]) == ["f11", "g10"]
     st.board["f10"] = Piece(51, "patrol_boat", "red")
-    assert bot._queue(st.board, "f9", down) == 3  # f10 is the only way in: its own ship there costs 3
+    assert bot._queue(st.board, "f9", 4, down) == 3  # f10 is the only way in: its own ship there costs 3
     del st.board["f10"]
-    assert bot._queue(st.board, "f9", down) == 0  # f11 is held, but g10 (an enemy) is as short a way
+    assert bot._queue(st.board, "f9", 4, down) == 0  # f11 is held, but g10 (an enemy) is as short a way
     st.board["f10"] = Piece(52, "minesweeper", "red")
-    assert bot._queue(st.board, "f9", down, {"f10", "f9"}) == 0  # the sweeper in front leads: no one's obstacle
+    assert bot._queue(st.board, "f9", 4, down, {"f10": 3, "f9": 4}) == 0  # the sweeper in front leads the way
+    st.board["f10"] = Piece(52, "submarine", "red")
+    # a submarine there is a leader too, but its own way goes round the mines (f10 g10 h10 h11 h12 g12): 5 steps,
+    # not ahead of the sweeper (4): it stands in the way (it did, for the last 500 plies of a drawn game)
+    assert bot._queue(st.board, "f9", 4, down, {"f10": 5, "f9": 4}) == 3
 
     # the first of several going in is progress, not an obstacle to the rest (counting it kept every ship out)
     st.board = {s: Piece(i, kind, side) for i, (s, (kind, side)) in enumerate(layout.items()) if s != "g10"}

@@ -275,9 +275,9 @@ class FaceDownBot(Player):
                     steps.append((dd[0].get(s, 30), s, dd[1]))
                 steps.sort(key=_first)
                 top = steps[:3]
-                leaders = {s for n, s, _down in top if n < 30}  # on their way too: no one's obstacle
+                leaders = {s: n for n, s, _down in top if n < 30}  # on their way too: no obstacle to those behind
                 for n, s, down in top:
-                    score -= 0.05 * (n + self._queue(board, s, down, leaders) if n < 30 else n)
+                    score -= 0.05 * (n + self._queue(board, s, n, down, leaders) if n < 30 else n)
         if my_flags and foe_movers:
             walls = tuple(my_fixed)
             board = st.board
@@ -326,23 +326,27 @@ class FaceDownBot(Player):
                 score += gain if p.owner in self._friends else -gain
         return score
 
-    def _queue(self, board: Mapping[str, Any], start: str, down: Mapping[str, list[str]],
-               leaders: set[str] | frozenset[str] = frozenset()) -> int:
-        """Extra steps on the way from ``start`` to a flag (``down``: each station's next stations on its shortest
-        ways, see ``way_down``): each station on it held by one of our own pieces costs 3 (it must make way first;
-        enemy pieces are counted by the clash terms), unless that piece is one of the ``leaders``, the nearest
-        pieces going for the flag themselves. Step by step the least crowded next station is taken. A Dover
-        submarine sat in the enemy harbour's only entrance for 500 plies with the minesweeper queued behind it: one
-        step aside was progress nobody counted. Counting leaders too kept every ship out of that entrance, since
-        the first one in stood in the others' way."""
+    def _queue(self, board: Mapping[str, Any], start: str, n: int, down: Mapping[str, list[str]],
+               leaders: Mapping[str, int] | None = None) -> int:
+        """Extra steps on the way from ``start`` (``n`` steps) to a flag (``down``: each station's next stations on
+        its shortest ways, see ``way_down``): each station on it held by one of our own pieces costs 3 (it must make
+        way first; enemy pieces are counted by the clash terms), unless that piece is one of the ``leaders`` (the
+        nearest pieces going for the flag: station -> their steps) and nearer the flag than ``start``: ahead on the
+        way, not in it. Step by step the least crowded next station is taken.
+
+        A Dover submarine sat in the enemy harbour's only entrance for 500 plies with the minesweeper queued behind
+        it: one step aside was progress nobody counted. Exempting every leader then kept it there (its own way went
+        round the mines, a step longer than the sweeper's); exempting none kept every ship out of the entrance (the
+        first one in stood in the others' way)."""
         friends = self._friends
+        ahead = leaders or {}
         extra = 0
         nxt = down.get(start)
         while nxt:
             best, cost = nxt[0], 3
             for q in nxt:
                 piece = board.get(q)
-                if piece is None or piece.owner not in friends or q in leaders:
+                if piece is None or piece.owner not in friends or ahead.get(q, 99) < n:
                     best, cost = q, 0
                     break
             extra += cost
