@@ -26,6 +26,15 @@ from controller.rules.views import may_know
 GAMES = [g for g in game_ids() if g != "stratego_barrage"] + ["stratego_barrage"]
 
 
+def _deployed(game: str, seed: int) -> tuple[GameState, random.Random]:
+    """A new game of ``game`` with both sides deployed by rule-built setups, and the random source that built them."""
+    st = new_game(game)
+    rng = random.Random(seed)
+    for side in st.game.sides:
+        st.deploy(side, built_setup(st.game, side, rng))
+    return st, rng
+
+
 def _audit(truth_problems: list[str]):
     """A watch for play_game: every rank a bot is handed must be one its seat may know at that moment."""
 
@@ -112,10 +121,7 @@ def test_a_bot_is_handed_no_rank_its_seat_may_not_know_and_its_belief_holds_the_
 
 def test_the_belief_narrows_on_movement_and_on_silent_clashes() -> None:
     """Luzhanqi is judged silently: a piece that moved is no mine or flag, and a clash keeps the kinds that fit."""
-    st = new_game("luzhanqi")
-    rng = random.Random(3)
-    for side in st.game.sides:
-        st.deploy(side, built_setup(st.game, side, rng))
+    st, rng = _deployed("luzhanqi", 3)
     belief = Belief(st.game, "red", st.options)
     belief.update(view(st, "red"))
     never_move = {p.id for p in st.game.pieces if not p.movable}
@@ -608,10 +614,7 @@ def test_the_belief_holds_the_truth_through_a_long_random_game(game: str) -> Non
     """Whatever happens (strikes that return, bombardments that bounce, moves that show their piece), every piece
     the seat cannot see keeps its true kind among those the belief allows. Sanjunqi once ruled out a gunboat: its
     shore strike only attacks, so 'could it make that move onto an empty station' said no."""
-    st = new_game(game)
-    rng = random.Random(3)
-    for side in st.game.sides:
-        st.deploy(side, built_setup(st.game, side, rng))
+    st, rng = _deployed(game, 3)
     seat = st.game.sides[0]
     belief = Belief(st.game, seat, st.options)
     belief.update(view(st, seat))
@@ -628,10 +631,7 @@ def test_the_belief_holds_the_truth_through_a_long_random_game(game: str) -> Non
 def test_a_piece_that_moved_unshown_is_none_whose_moves_show_it() -> None:
     """Navy chess: the flagship is shown whenever it moves, so a piece that moved without being shown is not the
     flagship (the guesses put the flagship on such pieces, and attacked them in their camps)."""
-    st = new_game("navy_cn")
-    rng = random.Random(5)
-    for side in st.game.sides:
-        st.deploy(side, built_setup(st.game, side, rng))
+    st, rng = _deployed("navy_cn", 5)
     belief = Belief(st.game, "red", st.options)
     belief.update(view(st, "red"))
     for _ in range(120):
@@ -648,10 +648,7 @@ def test_going_back_to_an_arrangement_of_its_own_pieces_costs_the_more_the_often
     one costs nothing; an attack counts as staying (a bounce changes nothing)."""
     from controller.bots.facedown import REPEAT
 
-    st = new_game("stratego")
-    rng = random.Random(1)
-    for side in st.game.sides:
-        st.deploy(side, built_setup(st.game, side, rng))
+    st, rng = _deployed("stratego", 1)
     bot = FaceDownBot(1)
     bot.new_game("stratego", "red", st.options, 1)
     bot.sync(view(st, "red"))
