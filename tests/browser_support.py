@@ -127,14 +127,17 @@ def served(game: str, tmp: Path, **options: Any) -> Iterator[tuple[Any, str]]:
         table.stop()
 
 
-def wait(cond: Callable[[], Any], timeout: float = 5.0, what: str = "condition") -> Any:
+def wait(cond: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
+    """Poll ``cond`` until it is true. The timeout is generous on purpose: under the whole suite on a 2-core CI
+    machine (the emulator, Chromium and the referee's threads all busy) a ruling once took over 5 s; a wait that
+    succeeds returns at once, so only a real failure pays for it."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         v = cond()
         if v:
             return v
         time.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
+    raise AssertionError(f"timed out waiting for {what} ({timeout:g} s)")
 
 
 def open_page(browser: Any, url: str, errors: list[str], *, viewport: dict[str, int] = PHONE, lang: str = "en",

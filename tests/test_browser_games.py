@@ -138,7 +138,7 @@ def test_newcomers_set_up_and_play_twenty_plies(browser, figures, monkeypatch, t
                  for s in seats}
         for s in seats:
             set_up_on_page(pages[s.side], table, s.side, guided=s.guided, submit_first=s.submit_first, taps=taps)
-        wait(lambda: table.state.phase == "play" and not table.session.status["waiting_for_board"], timeout=10, what="play")
+        wait(lambda: table.state.phase == "play" and not table.session.status["waiting_for_board"], what="play")
         first = table.state.turn
         pages[first].wait_for_selector("#banner:has-text('Your move')")
         for s in seats:
