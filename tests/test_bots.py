@@ -538,15 +538,15 @@ def test_own_pieces_queued_on_the_way_to_the_flag_count_as_steps() -> None:
     steps, down = way_down(w, "g12", w.profile["minesweeper"], (("f12", "mine"), ("g11", "mine"), ("h12", "mine")))
     assert steps["f9"] == 4 and sorted(down["f10"]) == ["f11", "g10"]
     st.board["f10"] = Piece(51, "patrol_boat", "red")
-    assert bot._queue(st.board, "f9", 4, down) == 3  # f10 is the only way in: its own ship there costs 3
+    assert bot._queue(st.board, "f9", 4, down, {}, "minesweeper", st.clash) == 3  # f10 is the only way in: its own ship there costs 3
     del st.board["f10"]
-    assert bot._queue(st.board, "f9", 4, down) == 0  # f11 is held, but g10 (an enemy) is as short a way
+    assert bot._queue(st.board, "f9", 4, down, {}, "minesweeper", st.clash) == 0  # f11 is held, but g10 (an enemy) is as short a way
     st.board["f10"] = Piece(52, "minesweeper", "red")
-    assert bot._queue(st.board, "f9", 4, down, {"f10": 3, "f9": 4}) == 0  # the sweeper in front leads the way
+    assert bot._queue(st.board, "f9", 4, down, {"f10": 3, "f9": 4}, "minesweeper", st.clash) == 0  # the sweeper in front leads the way
     st.board["f10"] = Piece(52, "submarine", "red")
     # a submarine there is a leader too, but its own way goes round the mines (f10 g10 h10 h11 h12 g12): 5 steps,
     # not ahead of the sweeper (4): it stands in the way (it did, for the last 500 plies of a drawn game)
-    assert bot._queue(st.board, "f9", 4, down, {"f10": 5, "f9": 4}) == 3
+    assert bot._queue(st.board, "f9", 4, down, {"f10": 5, "f9": 4}, "minesweeper", st.clash) == 3
 
     # the first of several going in is progress, not an obstacle to the rest (counting it kept every ship out)
     st.board = {s: Piece(i, kind, side) for i, (s, (kind, side)) in enumerate(layout.items()) if s != "g10"}
@@ -555,6 +555,60 @@ def test_own_pieces_queued_on_the_way_to_the_flag_count_as_steps() -> None:
     del st.board["e9"]
     st.board["f10"] = Piece(60, "minesweeper", "red")
     assert bot.evaluate(st, w) - waiting > 0.05  # e9 to f10 is 2 steps nearer, with the other sweeper behind it
+
+
+def test_a_known_enemy_piece_a_ship_cannot_beat_is_in_its_way_to_the_flag() -> None:
+    """Dover Patrol, a drawn campaign game (seed 8 vs random): the enemy flag's only open neighbour held a flying
+    boat that bounced facedown's flying boat, light cruiser and submarine each time; all three sat beside it for
+    the rest of the game and the destroyer that sinks a flying boat never came. A known enemy piece a ship cannot
+    beat now costs it 6 steps, so the nearest ships that *can* get through are the ones that count."""
+    from controller.bots.belief import template
+    from controller.bots.values import way_down, worth
+    from controller.rules.base import Piece
+
+    st = new_game("dover_patrol")
+    w = worth(template(st.game, {}))
+    bot = FaceDownBot(1)
+    bot.new_game("dover_patrol", "red", {}, 1)
+    mines = {"f12": ("mine", "blue"), "h12": ("mine", "blue"), "f11": ("mine", "blue"), "h11": ("mine", "blue")}
+    layout = {"a1": ("flag", "red"), "g12": ("flag", "blue"), **mines, "g11": ("flying_boat", "blue"),
+              "g10": ("flying_boat", "red"), "f10": ("light_cruiser", "red"), "h10": ("submarine", "red")}
+
+    def score(destroyer: str, known: bool) -> float:
+        st.board = {s: Piece(i, kind, side) for i, (s, (kind, side)) in enumerate(layout.items())}
+        st.board[destroyer] = Piece(40, "destroyer", "red")
+        if known:
+            st.board["g11"].known_to = frozenset({"red"})
+        return bot.evaluate(st, w)
+
+    # known: each step of the destroyer towards the flag is progress; unknown, the three beside it are the nearest
+    assert score("d8", True) - score("d7", True) > 0.04
+    assert abs(score("d7", False) - score("d8", False)) < 0.01
+    walls = tuple((s, kind) for s, (kind, _side) in mines.items())
+    steps, down = way_down(w, "g12", w.profile["destroyer"], walls)
+    st.board["g11"].known_to = frozenset({"red"})
+    assert bot._queue(st.board, "g10", steps["g10"], down, {}, "light_cruiser", st.clash) == 6  # it bounces
+    assert bot._queue(st.board, "g10", steps["g10"], down, {}, "destroyer", st.clash) == 0  # it sinks it
+
+
+def test_a_piece_that_cannot_attack_is_not_drawn_to_the_enemy_flag() -> None:
+    """A Dover minelayer cannot attack, so it can never take the flag: nearer the enemy flag it is only in the way
+    of the ships that can (one stood in the harbour entrance of a drawn game)."""
+    from controller.bots.belief import template
+    from controller.bots.values import worth
+    from controller.rules.base import Piece
+
+    st = new_game("dover_patrol")
+    w = worth(template(st.game, {}))
+    assert "minelayer" not in w.takers and "destroyer" in w.takers
+    bot = FaceDownBot(1)
+    bot.new_game("dover_patrol", "red", {}, 1)
+    scores = {}
+    for at in ("h4", "h9"):
+        st.board = {"a1": Piece(1, "flag", "red"), "g12": Piece(2, "flag", "blue"), "a4": Piece(3, "destroyer", "red"),
+                    at: Piece(4, "minelayer", "red")}
+        scores[at] = bot.evaluate(st, w)
+    assert abs(scores["h9"] - scores["h4"]) < 0.03  # five steps nearer: only the 0.004 a step every mover earns
 
 
 def test_rule_built_dover_setups_keep_minesweepers_out_of_the_harbour_corner() -> None:

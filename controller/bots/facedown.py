@@ -264,20 +264,31 @@ class FaceDownBot(Player):
         if foe_flags and my_movers:  # steps to the flag around the mines and bombs each piece cannot clear
             walls = tuple(foe_fixed)
             board = st.board
+            takers = w.takers
+            clash = st.clash
             for f in foe_flags:
                 downs: list[tuple[dict[str, int], dict[str, list[str]]] | None] = [None] * len(w.profiles)
                 steps = []
                 for s, k in my_movers:
+                    if k not in takers:
+                        continue  # it can never take the flag: where it stands, it is only in the others' way
                     pr = profile[k]
                     dd = downs[pr]
                     if dd is None:
                         dd = downs[pr] = way_down(w, f, pr, walls)
-                    steps.append((dd[0].get(s, 30), s, dd[1]))
+                    steps.append((dd[0].get(s, 30), s, k, dd[1]))
                 steps.sort(key=_first)
-                top = steps[:3]
-                leaders = {s: n for n, s, _down in top if n < 30}  # on their way too: no obstacle to those behind
-                for n, s, down in top:
-                    score -= 0.05 * (n + self._queue(board, s, n, down, leaders) if n < 30 else n)
+                leaders = {s: n for n, s, _k, _down in steps[:3] if n < 30}  # on their way too: no obstacle to those behind
+                # of the six nearest, the three with the shortest way counting what stands in it (a way is never
+                # shorter than its steps: once those reach the third best, the rest cannot do better)
+                ways: list[int] = []
+                for n, s, k, down in steps[:6]:
+                    if len(ways) >= 3 and n >= ways[2]:
+                        break
+                    ways.append(n + self._queue(board, s, n, down, leaders, k, clash) if n < 30 else n)
+                    ways.sort()
+                for n in ways[:3]:
+                    score -= 0.05 * n
         if my_flags and foe_movers:
             walls = tuple(my_fixed)
             board = st.board
@@ -327,28 +338,38 @@ class FaceDownBot(Player):
         return score
 
     def _queue(self, board: Mapping[str, Any], start: str, n: int, down: Mapping[str, list[str]],
-               leaders: Mapping[str, int] | None = None) -> int:
-        """Extra steps on the way from ``start`` (``n`` steps) to a flag (``down``: each station's next stations on
-        its shortest ways, see ``way_down``): each station on it held by one of our own pieces costs 3 (it must make
-        way first; enemy pieces are counted by the clash terms), unless that piece is one of the ``leaders`` (the
-        nearest pieces going for the flag: station -> their steps) and nearer the flag than ``start``: ahead on the
-        way, not in it. Step by step the least crowded next station is taken.
+               leaders: Mapping[str, int], kind: str, clash: Mapping[tuple[str, str], str]) -> int:
+        """Extra steps on the way from ``start`` (``n`` steps) for a piece of ``kind`` to a flag (``down``: each
+        station's next stations on its shortest ways, see ``way_down``). Each station on it held by one of our own
+        pieces costs 3 (it must make way first), unless that piece is one of the ``leaders`` (the nearest pieces
+        going for the flag: station -> their steps) and nearer the flag than ``start``: ahead on the way, not in it.
+        An enemy piece we know and ``kind`` cannot beat costs 6 (another piece must remove it); other enemy pieces
+        are counted by the clash terms. Step by step the cheapest next station is taken.
 
         A Dover submarine sat in the enemy harbour's only entrance for 500 plies with the minesweeper queued behind
         it: one step aside was progress nobody counted. Exempting every leader then kept it there (its own way went
         round the mines, a step longer than the sweeper's); exempting none kept every ship out of the entrance (the
-        first one in stood in the others' way)."""
-        friends = self._friends
-        ahead = leaders or {}
+        first one in stood in the others' way). A flying boat sat beside the enemy flag for the rest of a game,
+        bounced each time by the known flying boat guarding it, while the destroyer that sinks it waited outside."""
+        friends, seat = self._friends, self.seat
         extra = 0
         nxt = down.get(start)
         while nxt:
-            best, cost = nxt[0], 3
+            best, cost = nxt[0], 9
             for q in nxt:
                 piece = board.get(q)
-                if piece is None or piece.owner not in friends or ahead.get(q, 99) < n:
-                    best, cost = q, 0
-                    break
+                if piece is None:
+                    c = 0
+                elif piece.owner in friends:
+                    c = 0 if leaders.get(q, 99) < n else 3
+                elif (piece.public or seat in piece.known_to) and clash[(kind, piece.type)] not in ("attacker", "both"):
+                    c = 6
+                else:
+                    c = 0
+                if c < cost:
+                    best, cost = q, c
+                    if not c:
+                        break
             extra += cost
             nxt = down.get(best)
         return extra

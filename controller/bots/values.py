@@ -23,6 +23,8 @@ class Worth:
     value: dict[str, float]  # piece id -> material worth
     capture: frozenset[str]  # pieces whose loss loses the game
     movable: frozenset[str]
+    #: the movers that can attack: only they can take a flag (a Dover minelayer never can, however near it stands)
+    takers: frozenset[str]
     distance: dict[str, dict[str, int]]  # station -> station -> steps along any line
     #: piece id -> station -> station -> steps along the lines that piece moves on (a ship does not cross the
     #: harbour wall a flying boat flies over; an engineer's railway is not a soldier's): how far it really is
@@ -92,6 +94,7 @@ def _worth(state: GameState) -> Worth:
     counts = {p.id: p.count for p in game.pieces}
     total = sum(counts.values())
     movable = frozenset(p.id for p in game.pieces if p.movable)
+    takers = frozenset(p.id for p in game.pieces if p.movable and p.can_attack)
     capture = frozenset(game.win.capture)
     value: dict[str, float] = {}
     for p in game.pieces:
@@ -140,7 +143,7 @@ def _worth(state: GameState) -> Worth:
         if 0 < len(answers) <= 2:
             blockers[e.id] = answers
     clears = {a: frozenset(k for k, ans in blockers.items() if a in ans) for a in set().union(*blockers.values())}
-    return Worth(value, capture, movable, distance, reach, front, bases, blockers, clears, frozenset(blockers) | frozenset(clears),
+    return Worth(value, capture, movable, takers, distance, reach, front, bases, blockers, clears, frozenset(blockers) | frozenset(clears),
                  fixed, profiles, profile, lines_nbrs, {})
 
 
