@@ -646,6 +646,35 @@ def test_an_open_door_to_the_flag_counts_against_it() -> None:
     assert scores["j5"] - scores["i5"] > 1.0  # FLAG_DOOR (1.5) for the door shut, less what i5 is worth more
 
 
+def test_an_enemy_beside_the_flag_counts_and_a_piece_that_beats_it_is_brought_near() -> None:
+    """Stratego, campaign seed 9 vs random: a known enemy colonel stood two steps from facedown's flag (j4) for
+    twenty plies; the captain and lieutenant shutting the door stepped away from it (each was in danger where it
+    stood, and an enemy *beside* the flag cost no more than one two steps off), while the general that beats a
+    colonel stayed boxed in three stations away. The colonel walked in and took the flag. An enemy beside the flag
+    now costs FLAG_NEXT, and while one is three steps or fewer away, each step between it and our nearest piece
+    that beats it costs GUARD."""
+    from controller.bots.facedown import FLAG_DOOR, FLAG_NEXT, GUARD
+    from controller.bots.values import worth
+    from controller.rules.base import Piece
+
+    st = new_game("stratego")
+    w = worth(st)
+    bot = FaceDownBot(1)
+    bot.new_game("stratego", "red", st.options, 1)
+
+    def score(colonel: str, general: str) -> float:
+        layout = {"j4": ("flag", "red"), colonel: ("colonel", "blue"), "a10": ("flag", "blue"), general: ("general", "red")}
+        st.board = {s: Piece(i, kind, side) for i, (s, (kind, side)) in enumerate(layout.items())}
+        return bot.evaluate(st, w)
+
+    beside, door = score("j5", "a1"), score("i5", "a1")  # i5: two steps, through i4 or j5, both empty
+    assert door - beside > (FLAG_NEXT - FLAG_DOOR) * 0.9
+    # h3 is two steps nearer the colonel on i5 than h1; with the colonel far from the flag (c7) that is worth only
+    # what any move up the board is (the other terms)
+    guarding = score("i5", "h3") - score("i5", "h1")
+    assert guarding - (score("c7", "h3") - score("c7", "h1")) == pytest.approx(2 * GUARD)
+
+
 def test_an_attack_refused_because_of_its_target_tells_the_bot_what_the_target_is_not() -> None:
     """Navy chess (mainland): a safe camp shelters every piece but the flagship. facedown guessed the cruiser in
     camp K2 was the flagship, was refused J1-K2, then tried K3-K2 and J3-K2 with the same guess and lost the game

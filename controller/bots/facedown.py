@@ -53,6 +53,10 @@ BLOCKER = 4.0
 #: An enemy two steps from our flag with the station between them empty: its next quiet move puts it beside the
 #: flag, which the look-ahead (our move, the enemy's attacks) sees only when it is too late to close the door.
 FLAG_DOOR = 1.5
+#: An enemy beside our flag: one attack from winning (the look-ahead sees it only on the enemy's turn).
+FLAG_NEXT = 3.0
+#: With an enemy three steps or fewer from our flag, each step between it and our nearest piece that beats it.
+GUARD = 0.08
 #: Chance the opponent dares an attack on a piece of ours it cannot see (a known one it attacks when it pays).
 BLIND_ATTACK = 0.35
 #: What each earlier visit to an arrangement of our own pieces costs a move that goes back to it.
@@ -295,6 +299,7 @@ class FaceDownBot(Player):
             for f in my_flags:
                 downs = [None] * len(w.profiles)
                 nearest = 30
+                near_at = near_kind = ""
                 door = False
                 for s, k in foe_movers:
                     pr = profile[k]
@@ -303,15 +308,26 @@ class FaceDownBot(Player):
                         dd = downs[pr] = way_down(w, f, pr, walls)
                     x = dd[0].get(s, 30)
                     if x < nearest:
-                        nearest = x
+                        nearest, near_at, near_kind = x, s, k
                     if x == 2 and not door:  # one quiet move from standing next to the flag, through an open door
                         for m in dd[1][s]:
                             if m not in board:
                                 door = True
                                 break
                 score += 0.04 * min(nearest, 8)
-                if door:
+                if nearest == 1:
+                    score -= FLAG_NEXT
+                elif door:
                     score -= FLAG_DOOR
+                if nearest <= 3:  # bring a piece that beats it: only removing it shuts the door for good
+                    clash, to_threat = st.clash, w.distance[near_at]
+                    guard = 10
+                    for s, k in my_movers:
+                        if clash[(k, near_kind)] == "attacker":
+                            y = to_threat.get(s, 10)
+                            if y < guard:
+                                guard = y
+                    score -= GUARD * guard
         score -= 0.004 * behind
         # the last pieces that move are worth more than their rank: a side with none left loses
         score += 4.0 / (1 + len(foe_movers)) - 4.0 / (1 + len(my_movers))
