@@ -692,6 +692,29 @@ def test_an_attack_refused_because_of_its_target_tells_the_bot_what_the_target_i
     assert "flagship" in belief.possible[3]
 
 
+def test_a_striker_shot_down_where_it_won_is_not_taken_for_the_piece_it_struck() -> None:
+    """Sanjunqi, campaign seed 9 vs greedy: facedown's fighter won its strike on j0 and a blue AA gun then shot it
+    down there. Both removals name j0; the belief read the fighter's as the defender's, so it thought blue's only
+    fighter gone, could not place the real one, and tried one ground attack after another on it until three
+    refused moves in a row lost the game."""
+    st = new_game("sanjunqi")
+    belief = Belief(st.game, "red", st.options)
+    pieces = [{"uid": 10, "owner": "red", "station": "b0", "piece": "fighter"}, {"uid": 49, "owner": "blue", "station": "j0"},
+              {"uid": 50, "owner": "blue", "station": "n0"}, {"uid": 56, "owner": "blue", "station": "o0"}]
+    belief.update({"phase": "play", "turn": "red", "ply": 20, "pieces": pieces})
+    ruling = {"ply": 21, "side": "red", "kind": "attack", "from": "b0", "to": "j0", "piece": "fighter", "outcome": "attacker",
+              "defender_side": "blue", "removed": [{"station": "j0", "owner": "blue"},
+                                                   {"station": "j0", "owner": "red", "piece": "fighter"}],
+              "reveals": [{"station": "n0", "owner": "blue", "piece": "aa_gun"}], "next_turn": "blue"}
+    after = [{"uid": 50, "owner": "blue", "station": "n0", "piece": "aa_gun", "public": True},
+             {"uid": 56, "owner": "blue", "station": "o0"}]
+    belief.update({"phase": "play", "turn": "blue", "ply": 21, "pieces": after}, ruling)
+    assert belief.known.get(49) != "fighter"
+    assert belief.known[10] == "fighter"
+    assert "fighter" in belief.possible[56]
+    assert any(belief.sample(random.Random(k)).get(56) == "fighter" for k in range(40))
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_the_belief_holds_the_truth_through_a_long_random_game(game: str) -> None:
     """Whatever happens (strikes that return, bombardments that bounce, moves that show their piece), every piece

@@ -154,7 +154,7 @@ class Belief:
         if defender is not None and r.get("defender_piece"):
             self.learn(defender, r["defender_piece"])
         for gone in r.get("removed", ()):
-            uid = before.get(gone["station"])
+            uid = self._removed(gone, r, before, mover)
             if uid is not None and gone.get("piece"):
                 self.learn(uid, gone["piece"])
         if mover not in self.known:
@@ -167,6 +167,19 @@ class Belief:
             self._narrow(defender, self._judged(r["from"], r["to"], before, mover, defender, outcome, defender))
         elif defender in self.known and mover not in self.known:
             self._narrow(mover, self._judged(r["from"], r["to"], before, mover, defender, outcome, mover))
+
+    def _removed(self, gone: Mapping[str, Any], r: Mapping[str, Any], before: Mapping[str, int], mover: int) -> int | None:
+        """The piece a ruling's ``removed`` entry names: the one that stood on its station, if of its owner, else the
+        mover fallen where it went. A Sanjunqi fighter won its clash on j0 and an AA gun then shot it down there: both
+        removals name j0, and reading the fighter's as the defender's made the defender a fighter (the real one
+        was then thought gone, and every ground piece in turn tried to strike it: three refused moves lost a game)."""
+        uid = before.get(gone["station"])
+        owner = gone.get("owner")
+        if uid is not None and (owner is None or self.owner.get(uid) == owner):
+            return uid
+        if owner is not None and self.owner.get(mover) == owner and gone["station"] == r.get("to"):
+            return mover
+        return None
 
     def _judged(self, frm: str, to: str, before: Mapping[str, int], mover: int, defender: int, outcome: str,
                 unknown: int) -> frozenset[str]:
