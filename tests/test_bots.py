@@ -538,15 +538,15 @@ def test_own_pieces_queued_on_the_way_to_the_flag_count_as_steps() -> None:
     steps, down = way_down(w, "g12", w.profile["minesweeper"], (("f12", "mine"), ("g11", "mine"), ("h12", "mine")))
     assert steps["f9"] == 4 and sorted(down["f10"]) == ["f11", "g10"]
     st.board["f10"] = Piece(51, "patrol_boat", "red")
-    assert bot._queue(st.board, "f9", 4, down, {}, "minesweeper", st.clash) == 3  # f10 is the only way in: its own ship there costs 3
+    assert bot._queue(st.board, "f9", 4, down, {}, "minesweeper", st.clash)[0] == 3  # f10 is the only way in: its own ship there costs 3
     del st.board["f10"]
-    assert bot._queue(st.board, "f9", 4, down, {}, "minesweeper", st.clash) == 0  # f11 is held, but g10 (an enemy) is as short a way
+    assert bot._queue(st.board, "f9", 4, down, {}, "minesweeper", st.clash)[0] == 0  # f11 is held, but g10 (an enemy) is as short a way
     st.board["f10"] = Piece(52, "minesweeper", "red")
-    assert bot._queue(st.board, "f9", 4, down, {"f10": 3, "f9": 4}, "minesweeper", st.clash) == 0  # the sweeper in front leads the way
+    assert bot._queue(st.board, "f9", 4, down, {"f10": 3, "f9": 4}, "minesweeper", st.clash)[0] == 0  # the sweeper in front leads the way
     st.board["f10"] = Piece(52, "submarine", "red")
     # a submarine there is a leader too, but its own way goes round the mines (f10 g10 h10 h11 h12 g12): 5 steps,
     # not ahead of the sweeper (4): it stands in the way (it did, for the last 500 plies of a drawn game)
-    assert bot._queue(st.board, "f9", 4, down, {"f10": 5, "f9": 4}, "minesweeper", st.clash) == 3
+    assert bot._queue(st.board, "f9", 4, down, {"f10": 5, "f9": 4}, "minesweeper", st.clash)[0] == 3
 
     # the first of several going in is progress, not an obstacle to the rest (counting it kept every ship out)
     st.board = {s: Piece(i, kind, side) for i, (s, (kind, side)) in enumerate(layout.items()) if s != "g10"}
@@ -587,8 +587,37 @@ def test_a_known_enemy_piece_a_ship_cannot_beat_is_in_its_way_to_the_flag() -> N
     walls = tuple((s, kind) for s, (kind, _side) in mines.items())
     steps, down = way_down(w, "g12", w.profile["destroyer"], walls)
     st.board["g11"].known_to = frozenset({"red"})
-    assert bot._queue(st.board, "g10", steps["g10"], down, {}, "light_cruiser", st.clash) == 6  # it bounces
-    assert bot._queue(st.board, "g10", steps["g10"], down, {}, "destroyer", st.clash) == 0  # it sinks it
+    assert bot._queue(st.board, "g10", steps["g10"], down, {}, "light_cruiser", st.clash)[0] == 6  # it bounces
+    assert bot._queue(st.board, "g10", steps["g10"], down, {}, "destroyer", st.clash)[0] == 0  # it sinks it
+
+
+def test_a_piece_held_up_by_a_known_enemy_it_cannot_beat_leads_nobody() -> None:
+    """Dover Patrol, campaign seed 19 vs random: a battle cruiser beside the enemy flag's only open neighbour, held
+    by a known flying boat it bounces off, with a torpedo boat behind it; the destroyer that sinks flying boats
+    queued behind both (as the three nearest they led the way, so nobody paid for standing in it) until the ply
+    cap. A piece held up so leads nobody: the cruiser making way is now progress; with the flying boat unknown it
+    is not (the cruiser may well get through)."""
+    from controller.bots.belief import template
+    from controller.bots.values import worth
+    from controller.rules.base import Piece
+
+    st = new_game("dover_patrol")
+    w = worth(template(st.game, {}))
+    bot = FaceDownBot(1)
+    bot.new_game("dover_patrol", "red", {}, 1)
+    layout = {"a1": ("flag", "red"), "g12": ("flag", "blue"), "f12": ("mine", "blue"), "g11": ("mine", "blue"),
+              "h12": ("flying_boat", "blue"), "h10": ("torpedo_boat", "red"), "g10": ("destroyer", "red"),
+              "c8": ("patrol_boat", "red"), "b8": ("light_cruiser", "red")}
+
+    def score(cruiser: str, known: bool) -> float:
+        st.board = {s: Piece(i, kind, side) for i, (s, (kind, side)) in enumerate(layout.items())}
+        st.board[cruiser] = Piece(40, "battle_cruiser", "red")
+        if known:
+            st.board["h12"].known_to = frozenset({"red"})
+        return bot.evaluate(st, w)
+
+    assert score("e9", True) - score("h11", True) > 0.2
+    assert score("e9", False) < score("h11", False)
 
 
 def test_a_piece_that_cannot_attack_is_not_drawn_to_the_enemy_flag() -> None:

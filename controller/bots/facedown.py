@@ -282,14 +282,27 @@ class FaceDownBot(Player):
                         dd = downs[pr] = way_down(w, f, pr, walls)
                     steps.append((dd[0].get(s, 30), s, k, dd[1]))
                 steps.sort(key=_first)
-                leaders = {s: n for n, s, _k, _down in steps[:3] if n < 30}  # on their way too: no obstacle to those behind
-                # of the six nearest, the three with the shortest way counting what stands in it (a way is never
-                # shorter than its steps: once those reach the third best, the rest cannot do better)
+                # the nearest first: the three nearest lead the way (no obstacle to those behind them), unless held
+                # up by a known enemy they cannot beat; of the six nearest (but those), the three with the shortest
+                # way counting what stands in it count (a way is never shorter than its steps: once those reach the
+                # third best, the rest cannot do better)
+                leaders: dict[str, int] = {}
                 ways: list[int] = []
-                for n, s, k, down in steps[:6]:
-                    if len(ways) >= 3 and n >= ways[2]:
+                looked = 0
+                for i, (n, s, k, down) in enumerate(steps):
+                    if looked == 6 or len(ways) >= 3 and n >= ways[2]:
                         break
-                    ways.append(n + self._queue(board, s, n, down, leaders, k, clash) if n < 30 else n)
+                    if n >= 30:
+                        ways.append(n)
+                        looked += 1
+                        continue
+                    extra, held = self._queue(board, s, n, down, leaders, k, clash)
+                    if held and i < 3:
+                        continue  # it cannot get through: only in the others' way
+                    if i < 3:
+                        leaders[s] = n
+                    looked += 1
+                    ways.append(n + extra)
                     ways.sort()
                 for n in ways[:3]:
                     score -= 0.05 * n
@@ -320,10 +333,10 @@ class FaceDownBot(Player):
                 elif door:
                     score -= FLAG_DOOR
                 if nearest <= 3:  # bring a piece that beats it: only removing it shuts the door for good
-                    clash, to_threat = st.clash, w.distance[near_at]
+                    beaters, to_threat = w.beaten_by[near_kind], w.distance[near_at]
                     guard = 10
                     for s, k in my_movers:
-                        if clash[(k, near_kind)] == "attacker":
+                        if k in beaters:
                             y = to_threat.get(s, 10)
                             if y < guard:
                                 guard = y
@@ -354,21 +367,25 @@ class FaceDownBot(Player):
         return score
 
     def _queue(self, board: Mapping[str, Any], start: str, n: int, down: Mapping[str, list[str]],
-               leaders: Mapping[str, int], kind: str, clash: Mapping[tuple[str, str], str]) -> int:
+               leaders: Mapping[str, int], kind: str, clash: Mapping[tuple[str, str], str]) -> tuple[int, bool]:
         """Extra steps on the way from ``start`` (``n`` steps) for a piece of ``kind`` to a flag (``down``: each
         station's next stations on its shortest ways, see ``way_down``). Each station on it held by one of our own
         pieces costs 3 (it must make way first), unless that piece is one of the ``leaders`` (the nearest pieces
         going for the flag: station -> their steps) and nearer the flag than ``start``: ahead on the way, not in it.
         An enemy piece we know and ``kind`` cannot beat costs 6 (another piece must remove it); other enemy pieces
-        are counted by the clash terms. Step by step the cheapest next station is taken.
+        are counted by the clash terms. Step by step the cheapest next station is taken. Also returns whether the
+        piece is held up: at some step every next station holds a known enemy piece it cannot beat.
 
         A Dover submarine sat in the enemy harbour's only entrance for 500 plies with the minesweeper queued behind
         it: one step aside was progress nobody counted. Exempting every leader then kept it there (its own way went
         round the mines, a step longer than the sweeper's); exempting none kept every ship out of the entrance (the
         first one in stood in the others' way). A flying boat sat beside the enemy flag for the rest of a game,
-        bounced each time by the known flying boat guarding it, while the destroyer that sinks it waited outside."""
+        bounced each time by the known flying boat guarding it, while the destroyer that sinks it waited outside;
+        later a battle cruiser, bounced by the same, kept that destroyer queued behind it (a held-up piece leads
+        nobody)."""
         friends, seat = self._friends, self.seat
         extra = 0
+        held = False
         nxt = down.get(start)
         while nxt:
             best, cost = nxt[0], 9
@@ -387,8 +404,10 @@ class FaceDownBot(Player):
                     if not c:
                         break
             extra += cost
+            if cost == 6:
+                held = True
             nxt = down.get(best)
-        return extra
+        return extra, held
 
     @staticmethod
     def _way_home(st: GameState, start: str, side: str, kind: str, w: Worth) -> float:

@@ -25,6 +25,7 @@ class Worth:
     movable: frozenset[str]
     #: the movers that can attack: only they can take a flag (a Dover minelayer never can, however near it stands)
     takers: frozenset[str]
+    beaten_by: dict[str, frozenset[str]]  # piece id -> the kinds that win when they attack it
     distance: dict[str, dict[str, int]]  # station -> station -> steps along any line
     #: piece id -> station -> station -> steps along the lines that piece moves on (a ship does not cross the
     #: harbour wall a flying boat flies over; an engineer's railway is not a soldier's): how far it really is
@@ -95,6 +96,7 @@ def _worth(state: GameState) -> Worth:
     total = sum(counts.values())
     movable = frozenset(p.id for p in game.pieces if p.movable)
     takers = frozenset(p.id for p in game.pieces if p.movable and p.can_attack)
+    beaten_by = {d.id: frozenset(a for a in takers if state.clash[(a, d.id)] == "attacker") for d in game.pieces}
     capture = frozenset(game.win.capture)
     value: dict[str, float] = {}
     for p in game.pieces:
@@ -143,7 +145,7 @@ def _worth(state: GameState) -> Worth:
         if 0 < len(answers) <= 2:
             blockers[e.id] = answers
     clears = {a: frozenset(k for k, ans in blockers.items() if a in ans) for a in set().union(*blockers.values())}
-    return Worth(value, capture, movable, takers, distance, reach, front, bases, blockers, clears, frozenset(blockers) | frozenset(clears),
+    return Worth(value, capture, movable, takers, beaten_by, distance, reach, front, bases, blockers, clears, frozenset(blockers) | frozenset(clears),
                  fixed, profiles, profile, lines_nbrs, {})
 
 
