@@ -35,6 +35,17 @@ def _deployed(game: str, seed: int) -> tuple[GameState, random.Random]:
     return st, rng
 
 
+def _laid(layout: dict[str, tuple[str, str]], known: tuple[str, ...] = (), seat: str = "red") -> dict[str, Any]:
+    """A board of pieces from ``layout`` (station -> (kind, side)), numbered in order; the pieces on the ``known``
+    stations known to ``seat`` (as a clash or a reveal leaves them)."""
+    from controller.rules.base import Piece
+
+    board = {s: Piece(i, kind, side) for i, (s, (kind, side)) in enumerate(layout.items())}
+    for s in known:
+        board[s].known_to = board[s].known_to | {seat}
+    return board
+
+
 def _audit(truth_problems: list[str]):
     """A watch for play_game: every rank a bot is handed must be one its seat may know at that moment."""
 
@@ -529,8 +540,7 @@ def test_own_pieces_queued_on_the_way_to_the_flag_count_as_steps() -> None:
               "g11": ("mine", "blue"), "h12": ("mine", "blue"), "g10": ("submarine", "blue")}
     scores = {}
     for sub_on in ("f10", "f11"):
-        st.board = {s: Piece(i, kind, side) for i, (s, (kind, side)) in enumerate(layout.items())}
-        st.board[sub_on] = Piece(50, "submarine", "red")
+        st.board = _laid({**layout, sub_on: ("submarine", "red")})
         scores[sub_on] = bot.evaluate(st, w)
     assert scores["f11"] - scores["f10"] > 0.1  # the way f9 f10 f11 f12 is free of its own ships only once it moves
     from controller.bots.values import way_down
@@ -549,7 +559,7 @@ def test_own_pieces_queued_on_the_way_to_the_flag_count_as_steps() -> None:
     assert bot._queue(st.board, "f9", 4, down, {"f10": 5, "f9": 4}, "minesweeper", st.clash)[0] == 3
 
     # the first of several going in is progress, not an obstacle to the rest (counting it kept every ship out)
-    st.board = {s: Piece(i, kind, side) for i, (s, (kind, side)) in enumerate(layout.items()) if s != "g10"}
+    st.board = _laid({s: v for s, v in layout.items() if s != "g10"})
     st.board["e9"] = Piece(60, "minesweeper", "red")
     waiting = bot.evaluate(st, w)
     del st.board["e9"]
@@ -564,7 +574,6 @@ def test_a_known_enemy_piece_a_ship_cannot_beat_is_in_its_way_to_the_flag() -> N
     beat now costs it 6 steps, so the nearest ships that *can* get through are the ones that count."""
     from controller.bots.belief import template
     from controller.bots.values import way_down, worth
-    from controller.rules.base import Piece
 
     st = new_game("dover_patrol")
     w = worth(template(st.game, {}))
@@ -575,10 +584,7 @@ def test_a_known_enemy_piece_a_ship_cannot_beat_is_in_its_way_to_the_flag() -> N
               "g10": ("flying_boat", "red"), "f10": ("light_cruiser", "red"), "h10": ("submarine", "red")}
 
     def score(destroyer: str, known: bool) -> float:
-        st.board = {s: Piece(i, kind, side) for i, (s, (kind, side)) in enumerate(layout.items())}
-        st.board[destroyer] = Piece(40, "destroyer", "red")
-        if known:
-            st.board["g11"].known_to = frozenset({"red"})
+        st.board = _laid({**layout, destroyer: ("destroyer", "red")}, ("g11",) if known else ())
         return bot.evaluate(st, w)
 
     # known: each step of the destroyer towards the flag is progress; unknown, the three beside it are the nearest
@@ -599,7 +605,6 @@ def test_a_piece_held_up_by_a_known_enemy_it_cannot_beat_leads_nobody() -> None:
     is not (the cruiser may well get through)."""
     from controller.bots.belief import template
     from controller.bots.values import worth
-    from controller.rules.base import Piece
 
     st = new_game("dover_patrol")
     w = worth(template(st.game, {}))
@@ -610,10 +615,7 @@ def test_a_piece_held_up_by_a_known_enemy_it_cannot_beat_leads_nobody() -> None:
               "c8": ("patrol_boat", "red"), "b8": ("light_cruiser", "red")}
 
     def score(cruiser: str, known: bool) -> float:
-        st.board = {s: Piece(i, kind, side) for i, (s, (kind, side)) in enumerate(layout.items())}
-        st.board[cruiser] = Piece(40, "battle_cruiser", "red")
-        if known:
-            st.board["h12"].known_to = frozenset({"red"})
+        st.board = _laid({**layout, cruiser: ("battle_cruiser", "red")}, ("h12",) if known else ())
         return bot.evaluate(st, w)
 
     assert score("e9", True) - score("h11", True) > 0.2
@@ -660,7 +662,6 @@ def test_an_open_door_to_the_flag_counts_against_it() -> None:
     our move, not its quiet move first: an enemy two steps from the flag with the station between them empty now
     costs FLAG_DOOR."""
     from controller.bots.values import worth
-    from controller.rules.base import Piece
 
     st = new_game("stratego")
     w = worth(st)
@@ -669,8 +670,7 @@ def test_an_open_door_to_the_flag_counts_against_it() -> None:
     layout = {"j4": ("flag", "red"), "j6": ("colonel", "blue"), "a10": ("flag", "blue"), "a1": ("general", "red")}
     scores = {}
     for lieutenant_on in ("j5", "i5"):
-        st.board = {s: Piece(i, kind, side) for i, (s, (kind, side)) in enumerate(layout.items())}
-        st.board[lieutenant_on] = Piece(50, "lieutenant", "red")
+        st.board = _laid({**layout, lieutenant_on: ("lieutenant", "red")})
         scores[lieutenant_on] = bot.evaluate(st, w)
     assert scores["j5"] - scores["i5"] > 1.0  # FLAG_DOOR (1.5) for the door shut, less what i5 is worth more
 
@@ -684,7 +684,6 @@ def test_an_enemy_beside_the_flag_counts_and_a_piece_that_beats_it_is_brought_ne
     that beats it costs GUARD."""
     from controller.bots.facedown import FLAG_DOOR, FLAG_NEXT, GUARD
     from controller.bots.values import worth
-    from controller.rules.base import Piece
 
     st = new_game("stratego")
     w = worth(st)
@@ -692,8 +691,7 @@ def test_an_enemy_beside_the_flag_counts_and_a_piece_that_beats_it_is_brought_ne
     bot.new_game("stratego", "red", st.options, 1)
 
     def score(colonel: str, general: str) -> float:
-        layout = {"j4": ("flag", "red"), colonel: ("colonel", "blue"), "a10": ("flag", "blue"), general: ("general", "red")}
-        st.board = {s: Piece(i, kind, side) for i, (s, (kind, side)) in enumerate(layout.items())}
+        st.board = _laid({"j4": ("flag", "red"), colonel: ("colonel", "blue"), "a10": ("flag", "blue"), general: ("general", "red")})
         return bot.evaluate(st, w)
 
     beside, door = score("j5", "a1"), score("i5", "a1")  # i5: two steps, through i4 or j5, both empty
