@@ -10,6 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from controller.bots.arena import GameRecord
+    from controller.referee.arena_record import ArenaRecorder
+    from controller.referee.journal import Journal
 
 DEFAULT_MAX_PLIES = 3000
 
@@ -29,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "they stop sooner)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first game (game i uses seed+i)")
     p.add_argument("--json", action="store_true", help="print the summary and every game as JSON")
+    p.add_argument("--journal", nargs="?", const="", metavar="PATH",
+                   help="keep every finished game in the game journal (default the referee's, where `facedown record` "
+                        "looks), to replay with `facedown record show|export`")
     p.set_defaults(func=run)
 
 
@@ -73,26 +82,48 @@ def run(args: argparse.Namespace) -> int:
     if args.games < 1:
         print("facedown match: --games must be at least 1", file=sys.stderr)
         return 2
-    match = Match(gdef.id, seats)
-    tty = sys.stderr.isatty()
-    for i in range(args.games):
-        if tty:
-            print(_bar(i, args.games), end="", file=sys.stderr, flush=True)
-        names = match.rotation(i)
-        bots = {}
+    journal = None
+    if args.journal is not None:
+        from controller.referee.journal import Journal, JournalError, default_path
+
         try:
-            for side, name in names.items():
-                bots[side] = find_bot(name)
-            match.records.append(play_game(args.game, bots, names, seed=args.seed + i, max_plies=args.max_plies,
-                                           time_ms=args.time_ms))
-        finally:
-            for bot in bots.values():
-                bot.close()
+            journal = Journal(args.journal or default_path())
+        except (JournalError, OSError) as exc:
+            print(f"facedown match: cannot keep games in the journal: {exc}", file=sys.stderr)
+            return 2
+    match = Match(gdef.id, seats)
+    journaled: list[int | None] = []
+    tty = sys.stderr.isatty()
+    try:
+        for i in range(args.games):
+            if tty:
+                print(_bar(i, args.games), end="", file=sys.stderr, flush=True)
+            names = match.rotation(i)
+            recorder = _recorder() if journal is not None else None
+            bots = {}
+            try:
+                for side, name in names.items():
+                    bots[side] = find_bot(name)
+                record = play_game(args.game, bots, names, seed=args.seed + i, max_plies=args.max_plies,
+                                   time_ms=args.time_ms, watch=recorder.watch if recorder is not None else None)
+                match.records.append(record)
+            finally:
+                for bot in bots.values():
+                    bot.close()
+            if journal is not None and recorder is not None:
+                journaled.append(_journal(journal, recorder, names, record, args.max_plies, i))
+    finally:
+        if journal is not None:
+            journal.close()
     if tty:
         print(_bar(args.games, args.games), file=sys.stderr)
     summary = match.summary()
     if args.json:
-        print(json.dumps({**summary, "records": [r.to_json() for r in match.records]}, indent=1))
+        records = [r.to_json() for r in match.records]
+        if journal is not None:
+            for rec, gid in zip(records, journaled, strict=True):
+                rec["journal_id"] = gid
+        print(json.dumps({**summary, "records": records}, indent=1))
         return 0
     print(f"{gdef.name}: {summary['games']} games, plies mean {summary['plies_mean']}, max {summary['plies_max']}")
     for name, row in summary["bots"].items():
@@ -101,4 +132,29 @@ def run(args: argparse.Namespace) -> int:
     for i, rec in enumerate(match.records):
         for f in rec.failures:
             print(f"  game {i + 1}: {f['side']} ({rec.seats[f['side']]}) {f['why']}: {f['message']}")
+    ids = [g for g in journaled if g is not None]
+    if ids:
+        where = args.journal or "the journal"
+        span = f"games {ids[0]}-{ids[-1]}" if ids == list(range(ids[0], ids[-1] + 1)) else "games " + ", ".join(map(str, ids))
+        print(f"  journaled as {span if len(ids) > 1 else f'game {ids[0]}'} in {where}: "
+              f"`facedown record show ID` replays one")
     return 0
+
+
+def _recorder() -> ArenaRecorder:
+    from controller.referee.arena_record import ArenaRecorder
+
+    return ArenaRecorder()
+
+
+def _journal(journal: Journal, recorder: ArenaRecorder, names: dict[str, str], record: GameRecord, max_plies: int,
+             index: int) -> int | None:
+    """Write one finished game to the journal; a game that never started, or a journal that refuses the write, is
+    said on stderr (the match goes on) and gives None."""
+    from controller.referee.journal import JournalError
+
+    try:
+        return recorder.write(journal, names, record.failures, max_plies)
+    except (ValueError, JournalError, OSError) as exc:
+        print(f"\nfacedown match: game {index + 1} not journaled: {exc}", file=sys.stderr)
+        return None
