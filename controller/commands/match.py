@@ -84,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     journal = None
     if args.journal is not None:
+        from controller.referee.arena_record import ArenaRecorder
         from controller.referee.journal import Journal, JournalError, default_path
 
         try:
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
             if tty:
                 print(_bar(i, args.games), end="", file=sys.stderr, flush=True)
             names = match.rotation(i)
-            recorder = _recorder() if journal is not None else None
+            recorder = ArenaRecorder() if journal is not None else None
             bots = {}
             try:
                 for side, name in names.items():
@@ -139,12 +140,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"  journaled as {span if len(ids) > 1 else f'game {ids[0]}'} in {where}: "
               f"`facedown record show ID` replays one")
     return 0
-
-
-def _recorder() -> ArenaRecorder:
-    from controller.referee.arena_record import ArenaRecorder
-
-    return ArenaRecorder()
 
 
 def _journal(journal: Journal, recorder: ArenaRecorder, names: dict[str, str], record: GameRecord, max_plies: int,

@@ -1,9 +1,10 @@
 """Keeps the games bots play in the arena (`facedown match --journal`) in the game journal, as a table's games are kept.
 
-A bot game is written when it has finished, in one transaction: the game event (board ``arena``, each seat named by
-its bot), both deployments, every accepted move, a seat the arena put out because its bot failed, and the result
-(a game stopped at the arena's ply cap is a draw, ``verdict.ply_cap``). `facedown record list|show|export` then read
-it like any other game, and it replays through the engine to the same end.
+A bot game is written when it has finished, as `facedown record import` writes a game: the game event (board
+``arena``, each seat named by its bot) and its game file, then in one transaction both deployments, every accepted
+move, a seat the arena put out because its bot failed, and the result (a game stopped at the arena's ply cap is a
+draw, ``verdict.ply_cap``). `facedown record list|show|export` then read it like any other game, and it replays
+through the engine to the same end.
 """
 
 from __future__ import annotations
