@@ -5,7 +5,7 @@ time) and the process's peak memory (RSS, MB: the engine, both bots and Python i
 
     python benchmarks/bots.py [--games 20] [--game stratego --game luzhanqi ...] [--opponent random ...]
                               [--bot facedown] [--max-plies 2000] [--json FILE] [--cpu-clock]
-                              [--ledger FILE [--until N] [--summary]] [--jobs N]
+                              [--ledger FILE [--until N] [--summary] [--same-play FP]] [--jobs N]
 
 The issue asks 200 games per opponent and game, ~10 CPU-hours at the default level. With ``--ledger`` each finished
 game is appended to a ledger as one JSON line, stamped with a fingerprint of the code and data that decide how the
@@ -14,7 +14,10 @@ add up, a run that is stopped keeps every game it finished, new games take seeds
 change to that code starts a new count instead of mixing with games of the old bot. ``--until N`` plays until the
 ledger holds N games per pair for the current code; ``--summary`` only prints the ledger's figures. ``--jobs N``
 plays N games at once, each in a fresh process (so its peak memory is its own): one per core, with ``--cpu-clock``
-so that sharing the machine never cuts a move short. Asserts nothing about timing.
+so that sharing the machine never cuts a move short. ``--same-play FP`` replays some of the games of an earlier
+code FP with the current code and, if every one is played move for move alike (a change that only made the bot
+faster), records that FP's results count with the current code's; think times are only ever shown from games of the
+current code (the ``timed`` column). Asserts nothing about timing.
 """
 
 from __future__ import annotations
@@ -92,14 +95,15 @@ def run_pair(game: str, bot: str, opponent: str, games: int, max_plies: int, see
     for i in range(games):
         names = match.rotation(seed - 1 + i)  # by seed: seats keep alternating when a ledger run resumes
         bots = {s: find_bot(n) for s, n in names.items()}
-        record = play_game(game, bots, names, seed=seed + i, max_plies=max_plies, clock=clock)
+        last = LastState()
+        record = play_game(game, bots, names, seed=seed + i, max_plies=max_plies, clock=clock, watch=last)
         match.records.append(record)
         for f in record.failures:  # say why at once: a failure is a result to look into, not only a count
             print(f"\n  game {i + 1}: {names[f['side']]} ({f['side']}) failed: {f['why']}: {f['message']}", file=sys.stderr)
         for b in bots.values():
             b.close()
         if ledger is not None:
-            append(ledger, ledger_entry(record, fp, game, bot, opponent, seed + i, max_plies, clock))
+            append(ledger, ledger_entry(record, fp, game, bot, opponent, seed + i, max_plies, clock, last.moves()))
         print(f"\r  {game} vs {opponent}: {i + 1}/{games}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     summary = match.summary()
@@ -118,14 +122,30 @@ def run_pair(game: str, bot: str, opponent: str, games: int, max_plies: int, see
     }
 
 
+class LastState:
+    """A ``play_game`` watch that keeps the game's state, for the digest of its moves."""
+
+    def __init__(self) -> None:
+        self.state: Any = None
+
+    def __call__(self, st: Any, side: str, seen: Any, ruling: Any) -> None:
+        self.state = st
+
+    def moves(self) -> str:
+        """A short hash of every move played (from-to, in order): two runs of a seed played alike or they did not."""
+        history = self.state.history if self.state is not None else []
+        return hashlib.sha256(";".join(f"{r.frm}-{r.to}" for r in history).encode()).hexdigest()[:16]
+
+
 def ledger_entry(record: Any, fp: str, game: str, bot: str, opponent: str, seed: int, max_plies: int,
-                 clock: Callable[[], float]) -> dict:
-    """One finished game as a ledger line: who sat where, the result, the bot's think times as histograms."""
+                 clock: Callable[[], float], moves: str | None = None) -> dict:
+    """One finished game as a ledger line: who sat where, the result, the moves' digest, the bot's think times as
+    histograms."""
     mine = [s for s, n in record.seats.items() if n == bot]
     return {"fp": fp, "game": game, "bot": bot, "opponent": opponent, "seed": seed, "max_plies": max_plies,
             "clock": "cpu" if clock is time.thread_time else "wall", "bot_seats": mine,
             "won": any(w in mine for w in record.winners), "draw": record.draw, "plies": record.plies,
-            "reason": record.reason, "failures": record.failures,
+            "reason": record.reason, "failures": record.failures, "moves": moves,
             "think_ms": _hist([ms for s in mine for ms in record.think_ms.get(s, [])]),
             "cpu_ms": _hist([ms for s in mine for ms in record.cpu_ms.get(s, [])]),
             "peak_rss_mb": round(peak_mb(), 1), "at": time.strftime("%Y-%m-%dT%H:%M:%S")}
@@ -147,12 +167,13 @@ def play_one(game: str, bot: str, opponent: str, seed: int, max_plies: int, cpu_
     seats = {s: (bot if gdef.ally(gdef.sides[0], s) else opponent) for s in gdef.sides}
     names = Match(game, seats).rotation(seed - 1)
     bots = {s: find_bot(n) for s, n in names.items()}
+    last = LastState()
     try:
-        record = play_game(game, bots, names, seed=seed, max_plies=max_plies, clock=clock)
+        record = play_game(game, bots, names, seed=seed, max_plies=max_plies, clock=clock, watch=last)
     finally:
         for b in bots.values():
             b.close()
-    return ledger_entry(record, fp, game, bot, opponent, seed, max_plies, clock)
+    return ledger_entry(record, fp, game, bot, opponent, seed, max_plies, clock, last.moves())
 
 
 def play_parallel(tasks: list[tuple[str, str, str, int]], jobs: int, max_plies: int, cpu_clock: bool, fp: str,
@@ -185,43 +206,72 @@ def play_parallel(tasks: list[tuple[str, str, str, int]], jobs: int, max_plies: 
     return out
 
 
-def read_ledger(path: Path, fp: str) -> list[dict]:
-    """The ledger's games played with the current code (lines of other code, or unreadable ones, are left out)."""
+def ledger_lines(path: Path) -> list[dict]:
+    """Every readable line of the ledger: games, and the declarations of ``--same-play``."""
     if not path.exists():
         return []
     out = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         try:
-            entry = json.loads(line)
+            out.append(json.loads(line))
         except json.JSONDecodeError:
             print(f"{path}:{n}: not a JSON line, left out", file=sys.stderr)
-            continue
-        if entry.get("fp") == fp:
-            out.append(entry)
     return out
 
 
-def ledger_row(entries: list[dict]) -> dict:
-    """One table row from a pair's ledger games."""
+def plays_alike(lines: list[dict], fp: str) -> set[str]:
+    """``fp`` and every fingerprint a ``--same-play`` check found to play the same moves as it (a change that made
+    the bot faster, not different), directly or through another: their games count together."""
+    alike = {fp}
+    pairs = [(d["fp"], d["same_as"]) for d in lines if d.get("kind") == "same_play"]
+    grew = True
+    while grew:
+        grew = False
+        for new, old in pairs:
+            if new in alike and old not in alike:
+                alike.add(old)
+                grew = True
+    return alike
+
+
+def read_ledger(path: Path, fp: str) -> list[dict]:
+    """The ledger's games played with the current code, or with code found to play alike (lines of other code, or
+    unreadable ones, are left out)."""
+    lines = ledger_lines(path)
+    alike = plays_alike(lines, fp)
+    return [e for e in lines if e.get("fp") in alike and "game" in e]
+
+
+def ledger_row(entries: list[dict], fp: str | None = None) -> dict:
+    """One table row from a pair's ledger games. Results count every game of code that plays alike; think times
+    and memory only the games of the code ``fp`` (default: all), for only they were timed with it."""
     games = len(entries)
     wins = sum(e["won"] for e in entries)
+    timed = [e for e in entries if fp is None or e["fp"] == fp]
+
+    def pct(key: str, q: float) -> float | None:
+        return _hist_percentile([e[key] for e in timed], q) if timed else None
+
     return {
         "game": entries[0]["game"], "opponent": entries[0]["opponent"], "games": games, "wins": wins,
         "draws": sum(e["draw"] for e in entries), "win_pct": round(100.0 * wins / games, 1),
         "failures": sum(1 for e in entries for f in e["failures"] if f["side"] in e["bot_seats"]),
-        "plies_mean": sum(e["plies"] for e in entries) / games,
-        "think_ms_p50": _hist_percentile([e["think_ms"] for e in entries], 0.5),
-        "think_ms_p99": _hist_percentile([e["think_ms"] for e in entries], 0.99),
-        "cpu_ms_p50": _hist_percentile([e["cpu_ms"] for e in entries], 0.5),
-        "cpu_ms_p99": _hist_percentile([e["cpu_ms"] for e in entries], 0.99),
-        "peak_rss_mb": max(e["peak_rss_mb"] for e in entries),
+        "plies_mean": sum(e["plies"] for e in entries) / games, "timed": len(timed),
+        "think_ms_p50": pct("think_ms", 0.5), "think_ms_p99": pct("think_ms", 0.99),
+        "cpu_ms_p50": pct("cpu_ms", 0.5), "cpu_ms_p99": pct("cpu_ms", 0.99),
+        "peak_rss_mb": max(e["peak_rss_mb"] for e in timed) if timed else None,
     }
+
+
+def _ms(x: float | None) -> str:
+    return f"{x:>7.1f}" if x is not None else f"{'-':>7}"
 
 
 def print_row(row: dict) -> None:
     print(f"{row['game']:<14} {row['opponent']:<8} {row['games']:>5} {row['win_pct']:>6.1f} {row['draws']:>5} "
-          f"{row['failures']:>4} {row['plies_mean']:>6.0f} {row['think_ms_p50']:>7.1f} {row['think_ms_p99']:>7.1f} "
-          f"{row['cpu_ms_p50']:>7.1f} {row['cpu_ms_p99']:>7.1f} {row['peak_rss_mb']:>7.1f}", flush=True)
+          f"{row['failures']:>4} {row['plies_mean']:>6.0f} {row.get('timed', row['games']):>5} "
+          f"{_ms(row['think_ms_p50'])} {_ms(row['think_ms_p99'])} {_ms(row['cpu_ms_p50'])} {_ms(row['cpu_ms_p99'])} "
+          f"{_ms(row['peak_rss_mb'])}", flush=True)
 
 
 def main() -> None:
@@ -237,6 +287,10 @@ def main() -> None:
                     help="append every finished game to this ledger and count the ledger's games of the current code")
     ap.add_argument("--until", type=int, metavar="N", help="with --ledger: play until it holds N games per pair")
     ap.add_argument("--summary", action="store_true", help="with --ledger: print its figures, play no game")
+    ap.add_argument("--same-play", metavar="FP",
+                    help="with --ledger: replay --games of the ledger's games of code FP (spread over the pairs) with "
+                         "the current code; if every one is played move for move alike, record that the two count "
+                         "together (a change that only made the bot faster)")
     ap.add_argument("--jobs", type=int, default=1, metavar="N",
                     help="play N games at once, each in its own process (one per core; use with --cpu-clock)")
     ap.add_argument("--cpu-clock", action="store_true",
@@ -250,12 +304,14 @@ def main() -> None:
 
         FaceDownBot.clock = staticmethod(time.thread_time)  # type: ignore[assignment]
     clock = time.thread_time if args.cpu_clock else time.perf_counter
-    if (args.until or args.summary) and not args.ledger:
-        ap.error("--until and --summary need --ledger FILE")
+    if (args.until or args.summary or args.same_play) and not args.ledger:
+        ap.error("--until, --summary and --same-play need --ledger FILE")
     fp = fingerprint()
+    if args.same_play:
+        sys.exit(same_play(args, fp))
     if args.ledger:
         print(f"ledger {args.ledger}, code fingerprint {fp}", file=sys.stderr)
-    print(f"{'game':<14} {'vs':<8} {'games':>5} {'win %':>6} {'draws':>5} {'fail':>4} {'plies':>6} "
+    print(f"{'game':<14} {'vs':<8} {'games':>5} {'win %':>6} {'draws':>5} {'fail':>4} {'plies':>6} {'timed':>5} "
           f"{'p50 ms':>7} {'p99 ms':>7} {'cpu p50':>7} {'cpu p99':>7} {'RSS MB':>7}")
     if args.jobs < 1:
         ap.error("--jobs must be at least 1")
@@ -275,13 +331,64 @@ def main() -> None:
                 done = pair_games(args, fp, game, opponent)
             if not done:
                 continue
-            row = ledger_row(done)
+            row = ledger_row(done, fp)
         else:
             row = run_pair(game, args.bot, opponent, args.games, args.max_plies, args.seed, clock)
         print_row(row)
         if args.json:
             with open(args.json, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(row) + "\n")
+
+
+def same_play(args: argparse.Namespace, fp: str) -> int:
+    """``--same-play FP``: replay ``--games`` of FP's ledger games with this code and compare each with its line
+    (the moves' digest where the line has one; the plies, result and reason always). All alike: a declaration line
+    goes into the ledger and FP's games count with this code's (their results, not their think times). Returns the
+    exit status."""
+    lines = ledger_lines(args.ledger)
+    if args.same_play in plays_alike(lines, fp):
+        print(f"{args.same_play} already counts with {fp}")
+        return 0
+    wanted = {(g, o) for g in args.game or GAMES for o in args.opponent or ["random", "greedy"]}
+    old = [e for e in lines if e.get("fp") == args.same_play and "game" in e and (e["game"], e["opponent"]) in wanted
+           and e["bot"] == args.bot]
+    if not old:
+        print(f"the ledger holds no games of {args.same_play} for these games and opponents", file=sys.stderr)
+        return 2
+    groups: dict[tuple[str, str, int, str], list[dict]] = {}
+    for e in old:
+        groups.setdefault((e["game"], e["opponent"], e["max_plies"], e["clock"]), []).append(e)
+    per_pair = -(-args.games // len(groups))  # each pair's share, its seeds spread evenly over what it played
+    spread = {key: [v[len(v) * i // per_pair] for i in range(min(per_pair, len(v)))]
+              for key, v in ((k, sorted(g, key=lambda e: e["seed"])) for k, g in sorted(groups.items()))}
+    picks = [e for i in range(per_pair) for key in spread if i < len(spread[key]) for e in [spread[key][i]]][:args.games]
+    differ = 0
+    for (max_plies, clock), batch in _by_conditions(picks).items():
+        tasks = [(e["game"], e["bot"], e["opponent"], e["seed"]) for e in batch]
+        replays = {(r["game"], r["opponent"], r["seed"]): r for r in
+                   play_parallel(tasks, args.jobs, max_plies, clock == "cpu", fp, None)}
+        for e in batch:
+            r = replays[(e["game"], e["opponent"], e["seed"])]
+            keys = ["plies", "won", "draw", "reason"] + (["moves"] if e.get("moves") else [])
+            bad = [k for k in keys if r[k] != e[k]]
+            differ += bool(bad)
+            print(f"{e['game']:<14} {e['opponent']:<8} seed {e['seed']:>4}: "
+                  + (f"DIFFERENT ({', '.join(f'{k} {e[k]} -> {r[k]}' for k in bad)})" if bad else f"alike ({', '.join(keys)})"))
+    if differ:
+        print(f"{differ} of {len(picks)} games played differently: {fp} is a different bot, its games count apart")
+        return 1
+    append(args.ledger, {"kind": "same_play", "fp": fp, "same_as": args.same_play,
+                         "replayed": [[e["game"], e["opponent"], e["seed"]] for e in picks],
+                         "at": time.strftime("%Y-%m-%dT%H:%M:%S")})
+    print(f"all {len(picks)} games played alike: {args.same_play}'s games now count with {fp}'s")
+    return 0
+
+
+def _by_conditions(entries: list[dict]) -> dict[tuple[int, str], list[dict]]:
+    out: dict[tuple[int, str], list[dict]] = {}
+    for e in entries:
+        out.setdefault((e["max_plies"], e["clock"]), []).append(e)
+    return out
 
 
 def pair_games(args: argparse.Namespace, fp: str, game: str, opponent: str) -> list[dict]:
@@ -304,7 +411,7 @@ def run_jobs(args: argparse.Namespace, pairs: list[tuple[str, str]], fp: str) ->
         entries = pair_games(args, fp, game, opponent) if args.ledger else [e for e in played if e["game"] == game and e["opponent"] == opponent]
         if not entries:
             continue
-        row = ledger_row(entries)
+        row = ledger_row(entries, fp if args.ledger else None)
         print_row(row)
         if args.json:
             with open(args.json, "a", encoding="utf-8") as fh:
