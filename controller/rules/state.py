@@ -158,14 +158,8 @@ class GameState:
         topo = self.topo
         if topo.kind_of[station].frozen:
             return {}
-        specs = self.active_moves.get(piece.type)
-        if specs is None:
-            ptype = self.game.piece_by_id[piece.type]
-            specs = self.active_moves[piece.type] = tuple(m for m in ptype.moves if m.when.holds(self.options))
-        if not specs:
-            return {}  # a piece that never moves (a bomb, a flag, a mine)
+        ptype = self.game.piece_by_id[piece.type]
         board = self.board
-        owner = piece.owner
         passable = open_stations(self.game, piece.type) or topo.passable
         out: dict[str, MoveSpec] = {}
 
@@ -173,7 +167,7 @@ class GameState:
             if not spec.attack or target in out:
                 return
             other = board[target]
-            if other.owner == owner or not self.enemies(owner, other.owner) or other.owner in self.out:
+            if not self.enemies(piece.owner, other.owner) or other.owner in self.out:
                 return  # a side's own or an ally's piece, or an obstacle left by a side that is out
             if self.clash[(piece.type, other.type)] == "illegal":
                 return
@@ -182,22 +176,14 @@ class GameState:
                 return
             out[target] = spec
 
-        quiet = not attacks_only  # the stations a piece may only move to are not looked for when attacks are asked
+        specs = self.active_moves.get(piece.type)
+        if specs is None:
+            specs = self.active_moves[piece.type] = tuple(m for m in ptype.moves if m.when.holds(self.options))
         for spec in specs:
-            if spec.turns:
-                self._along_network(station, spec, passable, out, consider_attack, quiet)
-            elif spec.max_steps == 1:  # one step to a neighbour along the spec's lines: most moves, so done here
-                for n in topo.neighbours(spec.along)[station]:
-                    if not passable[n]:
-                        continue
-                    other = board.get(n)
-                    if other is None:
-                        if quiet and not spec.attack_only:
-                            out.setdefault(n, spec)
-                    elif other.owner != owner:  # its own pieces it never attacks: not asked
-                        consider_attack(n, spec)
-            else:
-                self._straight(station, spec, passable, out, consider_attack, quiet)
+            way = self._along_network if spec.turns else self._one_step if spec.max_steps == 1 else self._straight
+            way(station, spec, passable, out, consider_attack)
+        if attacks_only:
+            out = {t: spec for t, spec in out.items() if t in board}
         if self.hooks and out:
             for target in list(out):
                 for hook in self.hooks:
@@ -206,10 +192,21 @@ class GameState:
                         break
         return out
 
-    # the ways of moving further than a step: each adds the empty stations a spec reaches to ``out`` and hands
-    # occupied ones to ``attack``
+    # the ways of moving: each adds the empty stations a spec reaches to ``out`` and hands occupied ones to ``attack``
+    def _one_step(self, station: str, spec: MoveSpec, passable: Mapping[str, bool], out: dict[str, MoveSpec],
+                  attack: Callable[[str, MoveSpec], None]) -> None:
+        """One step to a neighbour along the spec's lines."""
+        board = self.board
+        for n in self.topo.neighbours(spec.along)[station]:
+            if not passable[n]:
+                continue
+            if n in board:
+                attack(n, spec)
+            elif not spec.attack_only:
+                out.setdefault(n, spec)
+
     def _straight(self, station: str, spec: MoveSpec, passable: Mapping[str, bool], out: dict[str, MoveSpec],
-                  attack: Callable[[str, MoveSpec], None], quiet: bool = True) -> None:
+                  attack: Callable[[str, MoveSpec], None]) -> None:
         """Straight along one line, up to ``max_steps`` (exactly, with ``exact``), through empty stations (over
         occupied ones too, with ``over``)."""
         board = self.board
@@ -227,11 +224,11 @@ class GameState:
                     if spec.over:
                         continue
                     break
-                if last and quiet and not spec.attack_only:
+                if last and not spec.attack_only:
                     out.setdefault(n, spec)
 
     def _along_network(self, station: str, spec: MoveSpec, passable: Mapping[str, bool], out: dict[str, MoveSpec],
-                       attack: Callable[[str, MoveSpec], None], quiet: bool = True) -> None:
+                       attack: Callable[[str, MoveSpec], None]) -> None:
         """Any path over the network of the spec's lines, turning where they meet (an engineer on the railway),
         through empty stations (over occupied ones too, with ``over``), up to ``max_steps`` stations."""
         board = self.board
@@ -252,7 +249,7 @@ class GameState:
                     if spec.over:
                         frontier.append((n, depth + 1))
                 else:
-                    if quiet and not spec.attack_only:
+                    if not spec.attack_only:
                         out.setdefault(n, spec)
                     frontier.append((n, depth + 1))
 
@@ -263,6 +260,12 @@ class GameState:
             return []
         return [Move(s, t) for s, p in list(self.board.items()) if p.owner == side for t in self.destinations(s)]
 
+    def iter_legal_moves(self, side: str) -> Iterator[Move]:
+        for s, p in list(self.board.items()):
+            if p.owner == side:
+                for t in self.destinations(s):
+                    yield Move(s, t)
+
     def iter_attacks(self, side: str) -> Iterator[Move]:
         """The legal moves of ``side`` that attack a piece (look-ahead asks this for the replies that hurt)."""
         for s, p in list(self.board.items()):
@@ -271,26 +274,7 @@ class GameState:
                     yield Move(s, t)
 
     def has_legal_move(self, side: str) -> bool:
-        """Whether ``side`` has a legal move now. Asked after every move (look-ahead asks it for each position), so
-        the pieces with an empty or enemy station next to them are asked first, the pieces boxed in by their own after
-        (one may still jump or fly out): the answer is the same, found sooner."""
-        if self.phase != "play":
-            return False
-        board = self.board
-        nbrs = self.topo.neighbours(self.topo.all_kinds)
-        boxed = []
-        for s, p in list(board.items()):
-            if p.owner != side:
-                continue
-            for n in nbrs[s]:
-                q = board.get(n)
-                if q is None or q.owner != side:
-                    if self.destinations(s):
-                        return True
-                    break
-            else:
-                boxed.append(s)
-        return any(self.destinations(s) for s in boxed)
+        return next(self.iter_legal_moves(side), None) is not None
 
     def why_illegal(self, move: Move) -> Say | None:
         """None if ``move`` is legal for the side to move, else why not, as a message object (``reason.*`` code and
@@ -547,9 +531,8 @@ class GameState:
         """An independent copy (same game and options) for look-ahead and tests."""
         new = object.__new__(GameState)
         new.__dict__.update(self.__dict__)
-        board = self.board
-        new.board = dict(zip(board, map(Piece.copy, board.values()), strict=True))  # {s: p.copy()}, no frame a piece
-        new.deployments = dict(self.deployments)  # each side's placement is replaced whole, never changed in place
+        new.board = {s: p.copy() for s, p in self.board.items()}
+        new.deployments = {k: dict(v) for k, v in self.deployments.items()}
         new.out = dict(self.out)
         new.history = list(self.history)
         new.hook_data = {k: (v.copy() if hasattr(v, "copy") else v) for k, v in self.hook_data.items()}
