@@ -56,7 +56,7 @@ def test_same_play_counts_a_faster_bots_games_with_the_old_only_when_every_repla
     ledger = tmp_path / "ledger.jsonl"
     _bench("--ledger", str(ledger), "--games", "3")
     entries = [json.loads(line) for line in ledger.read_text().splitlines()]
-    assert all(len(e["moves"]) == 16 for e in entries)  # the moves' digest, compared by --same-play
+    assert all(len(e["moves"]) == 16 and e["hash_seed"] == "0" for e in entries)  # what --same-play compares under
     old = "0" * 12  # as if an earlier version of the code had played them
     ledger.write_text("".join(json.dumps(dict(e, fp=old)) + "\n" for e in entries))
     row = _bench("--ledger", str(ledger), "--summary").splitlines()
