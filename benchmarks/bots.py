@@ -36,6 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from replay_one import moves_digest  # noqa: E402
+
 from controller.bots import find_bot  # noqa: E402
 from controller.bots.arena import Match, percentile, play_game  # noqa: E402
 from controller.rules import load_game  # noqa: E402
@@ -45,13 +47,13 @@ GAMES = ["stratego", "luzhanqi", "lattaque", "dover_patrol", "navy_cn", "navy_tw
 PLAY_CODE = ["controller/bots", "controller/rules", "controller/records"]
 
 
-def fingerprint() -> str:
+def fingerprint(root: Path = ROOT) -> str:
     """A short hash of every file that decides how the bots play (code, game files, packaged human setups)."""
     h = hashlib.sha256()
     for top in PLAY_CODE:
-        for f in sorted((ROOT / top).rglob("*")):
+        for f in sorted((root / top).rglob("*")):
             if f.is_file() and "__pycache__" not in f.parts:
-                h.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes())
+                h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
     return h.hexdigest()[:12]
 
 
@@ -133,9 +135,7 @@ class LastState:
         self.state = st
 
     def moves(self) -> str:
-        """A short hash of every move played (from-to, in order): two runs of a seed played alike or they did not."""
-        history = self.state.history if self.state is not None else []
-        return hashlib.sha256(";".join(f"{r.frm}-{r.to}" for r in history).encode()).hexdigest()[:16]
+        return moves_digest(self.state.history if self.state is not None else [])
 
 
 def ledger_entry(record: Any, fp: str, game: str, bot: str, opponent: str, seed: int, max_plies: int,
@@ -297,6 +297,10 @@ def main() -> None:
                     help="append every finished game to this ledger and count the ledger's games of the current code")
     ap.add_argument("--until", type=int, metavar="N", help="with --ledger: play until it holds N games per pair")
     ap.add_argument("--summary", action="store_true", help="with --ledger: print its figures, play no game")
+    ap.add_argument("--as-of", metavar="REV",
+                    help="with --same-play: replay FP's games with the code of git revision REV (whose fingerprint "
+                         "must be FP) as well as this code, under one string hash order, and compare the two "
+                         "(for games the ledger holds without a fixed hash order)")
     ap.add_argument("--same-play", metavar="FP",
                     help="with --ledger: replay --games of the ledger's games of code FP (spread over the pairs) with "
                          "the current code; if every one is played move for move alike, record that the two count "
@@ -365,11 +369,12 @@ def same_play(args: argparse.Namespace, fp: str) -> int:
     if not old:
         print(f"the ledger holds no games of {args.same_play} for these games and opponents", file=sys.stderr)
         return 2
-    old = [e for e in old if e.get("hash_seed") == HASH_SEED]
-    if not old:
-        print(f"{args.same_play}'s games were played under a random string hash order: they cannot be replayed move "
-              "for move (play some with this benchmark first)", file=sys.stderr)
-        return 2
+    if not args.as_of:
+        old = [e for e in old if e.get("hash_seed") == HASH_SEED]
+        if not old:
+            print(f"{args.same_play}'s games were played under a random string hash order: they cannot be replayed "
+                  "move for move (--as-of REV replays them with that code too)", file=sys.stderr)
+            return 2
     groups: dict[tuple[str, str, int, str], list[dict]] = {}
     for e in old:
         groups.setdefault((e["game"], e["opponent"], e["max_plies"], e["clock"]), []).append(e)
@@ -377,26 +382,70 @@ def same_play(args: argparse.Namespace, fp: str) -> int:
     spread = {key: [v[len(v) * i // per_pair] for i in range(min(per_pair, len(v)))]
               for key, v in ((k, sorted(g, key=lambda e: e["seed"])) for k, g in sorted(groups.items()))}
     picks = [e for i in range(per_pair) for key in spread if i < len(spread[key]) for e in [spread[key][i]]][:args.games]
+    if args.as_of:
+        try:
+            pairs = replay_as_of(args.as_of, args.same_play, picks, args.jobs)
+        except RuntimeError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        how = f"replayed with {args.as_of} ({args.same_play}) and this code under one string hash order"
+    else:
+        replays = {}
+        for (max_plies, clock), batch in _by_conditions(picks).items():
+            tasks = [(e["game"], e["bot"], e["opponent"], e["seed"]) for e in batch]
+            for r in play_parallel(tasks, args.jobs, max_plies, clock == "cpu", fp, None):
+                replays[(r["game"], r["opponent"], r["seed"], max_plies, clock)] = r
+        pairs = [(e, replays[(e["game"], e["opponent"], e["seed"], e["max_plies"], e["clock"])]) for e in picks]
+        how = "replayed with this code and compared with the ledger's lines"
     differ = 0
-    for (max_plies, clock), batch in _by_conditions(picks).items():
-        tasks = [(e["game"], e["bot"], e["opponent"], e["seed"]) for e in batch]
-        replays = {(r["game"], r["opponent"], r["seed"]): r for r in
-                   play_parallel(tasks, args.jobs, max_plies, clock == "cpu", fp, None)}
-        for e in batch:
-            r = replays[(e["game"], e["opponent"], e["seed"])]
-            keys = ["plies", "won", "draw", "reason"] + (["moves"] if e.get("moves") else [])
-            bad = [k for k in keys if r[k] != e[k]]
-            differ += bool(bad)
-            print(f"{e['game']:<14} {e['opponent']:<8} seed {e['seed']:>4}: "
-                  + (f"DIFFERENT ({', '.join(f'{k} {e[k]} -> {r[k]}' for k in bad)})" if bad else f"alike ({', '.join(keys)})"))
+    for e, (ref, r) in zip(picks, pairs, strict=True):
+        keys = ["plies", "won", "draw", "reason"] + (["moves"] if ref.get("moves") else [])
+        bad = [k for k in keys if r[k] != ref[k]]
+        differ += bool(bad)
+        print(f"{e['game']:<14} {e['opponent']:<8} seed {e['seed']:>4}: "
+              + (f"DIFFERENT ({', '.join(f'{k} {ref[k]} -> {r[k]}' for k in bad)})" if bad else f"alike ({', '.join(keys)})"))
     if differ:
         print(f"{differ} of {len(picks)} games played differently: {fp} is a different bot, its games count apart")
         return 1
-    append(args.ledger, {"kind": "same_play", "fp": fp, "same_as": args.same_play,
+    append(args.ledger, {"kind": "same_play", "fp": fp, "same_as": args.same_play, "how": how,
                          "replayed": [[e["game"], e["opponent"], e["seed"]] for e in picks],
                          "at": time.strftime("%Y-%m-%dT%H:%M:%S")})
     print(f"all {len(picks)} games played alike: {args.same_play}'s games now count with {fp}'s")
     return 0
+
+
+def replay_as_of(rev: str, fp: str, picks: list[dict], jobs: int) -> list[tuple[dict, dict]]:
+    """Each picked game played twice by ``replay_one.py``, with REV's code (checked out for the while) and with
+    this code, under this process's string hash order: (REV's, this code's) results. Raises RuntimeError if REV
+    cannot be checked out or is not the code FP."""
+    import subprocess
+    import tempfile
+    from concurrent.futures import ThreadPoolExecutor
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "old"
+        done = subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), rev],
+                              capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError(f"git cannot check out {rev}: {done.stderr.strip()}")
+        try:
+            if fingerprint(tree) != fp:
+                raise RuntimeError(f"{rev} is the code {fingerprint(tree)}, not {fp}: its games are not in question")
+
+            def one(root: Path, e: dict) -> dict:
+                cmd = [sys.executable, str(Path(__file__).with_name("replay_one.py")), str(root), e["game"], e["bot"],
+                       e["opponent"], str(e["seed"]), str(e["max_plies"]), e["clock"]]
+                out = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
+                if out.returncode:
+                    raise RuntimeError(f"replaying {e['game']} seed {e['seed']} with {root} failed: {out.stderr[-500:]}")
+                return json.loads(out.stdout.splitlines()[-1])
+
+            with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+                olds = [pool.submit(one, tree, e) for e in picks]
+                news = [pool.submit(one, ROOT, e) for e in picks]
+                return [(a.result(), b.result()) for a, b in zip(olds, news, strict=True)]
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
 
 
 def _by_conditions(entries: list[dict]) -> dict[tuple[int, str], list[dict]]:

@@ -84,3 +84,37 @@ def test_same_play_counts_a_faster_bots_games_with_the_old_only_when_every_repla
     assert last["seed"] == 4 and last["fp"] != old
     row = out.splitlines()[-1].split()
     assert row[:3] == ["luzhanqi", "greedy", "4"] and row[7] == "1" and row[8] != "-"
+
+
+def test_same_play_as_of_a_revision_replays_both_codes_under_one_hash_order(tmp_path: Path) -> None:
+    """``--same-play FP --as-of REV``: for games the ledger holds without a fixed hash order, each is played again
+    with REV's code (checked out for the while, its fingerprint must be FP) and with this code, and compared."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(repo)], check=True, timeout=120)
+    for name in ("bots.py", "replay_one.py"):  # the tool as it is in this tree
+        (repo / "benchmarks" / name).write_bytes((ROOT / "benchmarks" / name).read_bytes())
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "commit", "-q", "-a", "--allow-empty", "-m", "the tool"], check=True)
+    bench = [sys.executable, str(repo / "benchmarks" / "bots.py"), "--game", "luzhanqi", "--opponent", "greedy",
+             "--max-plies", "6", "--cpu-clock"]
+    ledger = tmp_path / "ledger.jsonl"
+    subprocess.run([*bench, "--ledger", str(ledger), "--games", "2"], check=True, capture_output=True, timeout=120)
+    old = json.loads(ledger.read_text().splitlines()[0])["fp"]
+    bot = repo / "controller" / "bots" / "facedown.py"
+    bot.write_text(bot.read_text() + "\n# a comment: a new fingerprint, the same moves\n")
+    subprocess.run([*git, "commit", "-q", "-a", "-m", "a comment"], check=True)
+
+    wrong = subprocess.run([*bench, "--ledger", str(ledger), "--same-play", old, "--as-of", "HEAD", "--games", "2"],
+                           capture_output=True, text=True, timeout=120)
+    assert wrong.returncode == 2 and f"not {old}" in wrong.stderr
+    done = subprocess.run([*bench, "--ledger", str(ledger), "--same-play", old, "--as-of", "HEAD~1", "--games", "2"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("alike (plies, won, draw, reason, moves)") == 2
+    declared = json.loads(ledger.read_text().splitlines()[-1])
+    assert declared["same_as"] == old and declared["fp"] != old and "HEAD~1" in declared["how"]
+    row = subprocess.run([*bench, "--ledger", str(ledger), "--summary"], capture_output=True, text=True,
+                         check=True).stdout.splitlines()[-1].split()
+    assert row[:3] == ["luzhanqi", "greedy", "2"] and row[7] == "0"
+    listed = subprocess.run(["git", "-C", str(repo), "worktree", "list"], capture_output=True, text=True).stdout
+    assert len(listed.splitlines()) == 1  # the checkout of REV is gone

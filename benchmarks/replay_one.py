@@ -1,0 +1,59 @@
+"""Plays one benchmark game with the bot code of a given checkout and prints its result and moves' digest as JSON:
+``bots.py --same-play FP --as-of REV`` runs it on REV's tree and on this one, under one string hash order, to see
+whether a change to the code played the same moves.
+
+    python benchmarks/replay_one.py ROOT GAME BOT OPPONENT SEED MAX_PLIES cpu|wall
+
+Only the APIs every version of the bots has had are used (``find_bot``, ``Match.rotation``, ``play_game`` with a
+watch), so an older checkout replays with its own code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from typing import Any
+
+
+def moves_digest(history: list[Any]) -> str:
+    """A short hash of every move played (from-to, in order): two runs of a seed played alike or they did not."""
+    return hashlib.sha256(";".join(f"{r.frm}-{r.to}" for r in history).encode()).hexdigest()[:16]
+
+
+def main() -> None:
+    if len(sys.argv) != 8:
+        sys.exit(__doc__.split("\n\n")[1])
+    root, game, bot, opponent, seed, max_plies, clock_name = sys.argv[1:]
+    sys.path.insert(0, root)  # that checkout's code, not this one's
+    from controller.bots import find_bot
+    from controller.bots.arena import Match, play_game
+    from controller.rules import load_game
+
+    clock = time.thread_time if clock_name == "cpu" else time.perf_counter
+    if clock_name == "cpu":
+        from controller.bots.facedown import FaceDownBot
+
+        FaceDownBot.clock = staticmethod(time.thread_time)  # type: ignore[assignment]
+    gdef = load_game(game)
+    seats = {s: (bot if gdef.ally(gdef.sides[0], s) else opponent) for s in gdef.sides}
+    names = Match(game, seats).rotation(int(seed) - 1)
+    bots = {s: find_bot(n) for s, n in names.items()}
+    last: dict[str, Any] = {}
+
+    def watch(st: Any, side: str, seen: Any, ruling: Any) -> None:
+        last["st"] = st
+
+    try:
+        record = play_game(game, bots, names, seed=int(seed), max_plies=int(max_plies), clock=clock, watch=watch)
+    finally:
+        for b in bots.values():
+            b.close()
+    mine = [s for s, n in record.seats.items() if n == bot]
+    print(json.dumps({"plies": record.plies, "won": any(w in mine for w in record.winners), "draw": record.draw,
+                      "reason": record.reason, "moves": moves_digest(last["st"].history if "st" in last else [])}))
+
+
+if __name__ == "__main__":
+    main()
