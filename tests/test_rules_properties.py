@@ -224,3 +224,32 @@ def test_a_seats_own_reaction_offer_is_no_leak() -> None:
     state.board["e4"].owner = "blue"
     with pytest.raises(AssertionError):
         check_redaction(state, ruling)
+
+
+def snapshot(state: GameState) -> dict[str, tuple[Any, ...]]:
+    return {s: (p.uid, p.type, p.owner, p.public, frozenset(p.known_to)) for s, p in state.board.items()}
+
+
+@FAST
+@given(games, st.integers(0, 2**32 - 1), st.randoms(use_true_random=False))
+def test_a_copy_and_its_original_never_see_each_others_changes(game_opts: tuple[str, dict[str, Any]], seed: int,
+                                                               rng: random.Random) -> None:
+    """Copies share their pieces until one changes one (``GameState.own``): a move played on a look-ahead copy
+    leaves the game as it was, the game going on leaves the copy as it was, and both play a move alike."""
+    game, options = game_opts
+    state = deployed(game, seed, options)
+    for _ in range(60):
+        if state.phase != "play":
+            break
+        move = rng.choice(state.legal_moves())
+        ahead = state.copy()
+        before = snapshot(state)
+        ahead.apply(move)
+        assert snapshot(state) == before
+        played = snapshot(ahead)
+        state.apply(move)
+        assert snapshot(ahead) == played and snapshot(state) == played
+        again = state.copy()
+        if state.phase == "play":
+            again.apply(rng.choice(again.legal_moves()))
+            assert snapshot(state) == played

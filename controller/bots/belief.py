@@ -227,6 +227,7 @@ class Belief:
         st = object.__new__(GameState)
         st.__dict__.update(self.base.__dict__)
         st.board = {}
+        st.owned = None  # its pieces are its own: made here, shared with no copy
         st.options = self.look_options
         st.active_moves = self._look_moves
         any_kind = self.kinds[0]

@@ -13,13 +13,13 @@ Only the seat's redacted views reach it (through ``Belief``); the guesses are it
 
 from __future__ import annotations
 
-import heapq
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from controller.rules.errors import RulesError
+from controller.rules.model import MoveSpec
 from controller.rules.state import GameState, Move
 
 from .base import BotError, Player
@@ -122,11 +122,11 @@ class FaceDownBot(Player):
         order = list(moves)
         done = False
         while not done:
-            legal_here = set(st.legal_moves(self.seat))
+            legal_here = st.legal_specs(self.seat)  # move -> the spec that allows it, passed on to apply
             self.rng.shuffle(order)
             for m in order:
                 if m in legal_here:
-                    total[m] += self._score(st, m, w)
+                    total[m] += self._score(st, m, w, legal_here[m])
                     seen[m] += 1
                 if samples >= 1 and (self.looked >= spec.positions or clock() > cap) or clock() > hard:
                     done = True
@@ -145,10 +145,10 @@ class FaceDownBot(Player):
                 best, best_value = m, v
         return tuple(best)  # type: ignore[return-value]
 
-    def _score(self, st: GameState, m: Move, w: Worth) -> float:
+    def _score(self, st: GameState, m: Move, w: Worth, spec: MoveSpec) -> float:
         s1 = st.copy()
         try:
-            s1.apply(m)
+            s1.apply(m, spec=spec)
         except RulesError:
             return -WIN  # pragma: no cover - moves are checked legal in this guess first
         v = self.evaluate(s1, w)
@@ -157,13 +157,13 @@ class FaceDownBot(Player):
         foe = s1.turn
         worst_known = v
         blind: dict[str, float] = {}  # our station -> the worst that a blind attack on it does
-        for r in s1.iter_attacks(foe):
+        for r, rspec in s1.attack_specs(foe):
             target = s1.board.get(r.to)
             if target is None or not self._friend(s1, target.owner):
                 continue
             s2 = s1.copy()
             try:
-                s2.apply(r)
+                s2.apply(r, spec=rspec)
             except RulesError:  # pragma: no cover
                 continue
             e = self.evaluate(s2, w)
@@ -216,38 +216,39 @@ class FaceDownBot(Player):
         front = w.front[me]
         behind = 0  # steps of our movers from the enemy's deployment stations
         for station, p in st.board.items():
-            if out and p.owner in out:
+            owner, t = p.owner, p.type
+            if out and owner in out:
                 continue
-            v = value[p.type]
-            if p.owner in friends:
-                if p.type in tracked:
-                    mine[p.type] = mine.get(p.type, 0) + 1
-                    if p.type in clears:
-                        clearers.append((station, p.type))
+            v = value[t]
+            if owner in friends:
+                if t in tracked:
+                    mine[t] = mine.get(t, 0) + 1
+                    if t in clears:
+                        clearers.append((station, t))
                 score += v
                 if p.public:
                     score -= 0.12 * v  # what the enemy knows of it
-                if p.type in capture:
+                if t in capture:
                     my_flags.append(station)
-                elif p.type in movable:
-                    my_movers.append((station, p.type))
+                elif t in movable:
+                    my_movers.append((station, t))
                     behind += front.get(station, 0)
-                elif p.type in fixed:
-                    my_fixed.append((station, p.type))
+                elif t in fixed:
+                    my_fixed.append((station, t))
             else:
-                if p.type in tracked:
-                    theirs[p.type] = theirs.get(p.type, 0) + 1
-                    if p.type in blockers:
-                        foe_blockers.setdefault(p.type, []).append(station)
+                if t in tracked:
+                    theirs[t] = theirs.get(t, 0) + 1
+                    if t in blockers:
+                        foe_blockers.setdefault(t, []).append(station)
                 score -= v
                 if p.public:
                     score += 0.12 * v
-                if p.type in capture:
+                if t in capture:
                     foe_flags.append(station)
-                elif p.type in movable:
-                    foe_movers.append((station, p.type))
-                elif p.type in fixed:
-                    foe_fixed.append((station, p.type))
+                elif t in movable:
+                    foe_movers.append((station, t))
+                elif t in fixed:
+                    foe_fixed.append((station, t))
         for kind, answers in w.blockers.items():  # keep the last pieces that can clear a blocker still standing
             if theirs.get(kind):
                 score += BLOCKER * (1.0 - 0.5 ** sum(mine.get(a, 0) for a in answers))
@@ -416,29 +417,34 @@ class FaceDownBot(Player):
         goals = set(w.bases.get(side, ()))
         if not goals:
             return 16.0
+        if start in goals:
+            return 0.0
         nbrs = w.lines_nbrs[w.profiles[w.profile[kind]][0]]
         board = st.board
-        best = {start: 0.0}
-        todo = [(0.0, start)]
-        while todo:
-            cost, at = heapq.heappop(todo)
-            if at in goals:
-                return cost
-            if cost > best.get(at, 99.0) or cost >= 16.0:
-                continue
-            for n in nbrs.get(at, ()):
-                q = board.get(n)
-                step = 1.0
-                if q is not None and q.owner == side:
-                    if q.type in w.fixed or q.type in w.capture:
-                        continue
-                    step = 4.0
-                elif q is not None:
-                    step = 2.0  # an enemy piece on the way: it must be beaten or go
-                c = cost + step
-                if c < best.get(n, 99.0):
-                    best[n] = c
-                    heapq.heappush(todo, (c, n))
+        fixed, capture = w.fixed, w.capture
+        # Dijkstra with whole steps (1, 2 or 4) in buckets by cost; only stations under 16 are gone on from
+        best = {start: 0}
+        buckets: list[list[str]] = [[] for _ in range(20)]
+        buckets[0].append(start)
+        for cost in range(20):
+            for at in buckets[cost]:
+                if at in goals:
+                    return float(cost)
+                if best[at] < cost or cost >= 16:
+                    continue
+                for n in nbrs.get(at, ()):
+                    q = board.get(n)
+                    if q is None:
+                        c = cost + 1
+                    elif q.owner == side:
+                        if q.type in fixed or q.type in capture:
+                            continue
+                        c = cost + 4
+                    else:
+                        c = cost + 2  # an enemy piece on the way: it must be beaten or go
+                    if c < best.get(n, 99):
+                        best[n] = c
+                        buckets[c].append(n)
         return 16.0
 
     def _visit(self) -> int:

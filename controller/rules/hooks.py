@@ -248,6 +248,7 @@ class RevealFlagOnCommanderLoss(Hook):
                 pending.reveals.append(Reveal(removal.station, removal.uid, removal.owner, removal.type, (ALL,)))
             for station, piece in state.board.items():
                 if piece.owner == removal.owner and piece.type == self.flag and not piece.public:
+                    piece = state.own(station)
                     piece.public = True
                     pending.reveals.append(Reveal(station, piece.uid, piece.owner, piece.type, (ALL,)))
                     pending.notices.append((ALL, say(self.notice, side=removal.owner, piece=self.commander, station=station,

@@ -22,9 +22,11 @@ if TYPE_CHECKING:
     from .state import GameState, Ruling
 
 
-def _show(state: GameState, station: str, piece: Piece, pending: Pending) -> None:
-    """Make ``piece`` public, once, with a reveal to everyone in the ruling."""
+def _show(state: GameState, station: str, pending: Pending) -> None:
+    """Make the piece on ``station`` public, once, with a reveal to everyone in the ruling."""
+    piece = state.board[station]
     if not piece.public:
+        piece = state.own(station)
         piece.public = True
         pending.reveals.append(Reveal(station, piece.uid, piece.owner, piece.type, (ALL,)))
 
@@ -67,8 +69,8 @@ class WolfPack(Hook):
             full.sort(key=lambda kw: (kw[0][0] != ruling.side, state.game.sides.index(kw[0][0]), kw[0][1]))
             (hunter_side, _), where = full[0]
             for n in sorted(where):
-                _show(state, n, state.board[n], pending)
-            _show(state, station, carrier, pending)
+                _show(state, n, pending)
+            _show(state, station, pending)
             pending.removed.append(Removal(station, carrier.uid, carrier.owner, carrier.type))
             del state.board[station]
             state.quiet_plies = 0
@@ -111,9 +113,9 @@ class AntiSubDetects(Hook):
                 ):
                     found.append((s, p))
         for s, p in sorted(found, key=lambda sp: sp[0]):
-            if p.public:
+            if state.board[s].public:  # found twice (the clash and standing next to it): shown once
                 continue
-            _show(state, s, p, pending)
+            _show(state, s, pending)
             pending.notices.append((ALL, say("notice.anti_sub_found", owner=p.owner, piece=p.type, station=s)))
 
 

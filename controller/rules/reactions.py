@@ -60,8 +60,10 @@ class Answered:
     notices: tuple[tuple[str, Say], ...] = ()
 
 
-def _show_all(state: GameState, station: str, piece: Piece, pend: Pending) -> None:
+def _show_all(state: GameState, station: str, pend: Pending) -> None:
+    piece = state.board[station]
     if not piece.public:
+        piece = state.own(station)
         piece.public = True
         pend.reveals.append(Reveal(station, piece.uid, piece.owner, piece.type, (ALL,)))
 
@@ -180,7 +182,7 @@ class Reactions(Hook):
             below = f.guard_below(state, mover, ruling.frm, ruling.to)
             if below is not None:
                 guard = state.board[below]
-                _show_all(state, below, guard, pending)
+                _show_all(state, below, pending)
                 _remove(state, at, pending)
                 pending.notices.append((ALL, say("notice.shot_down_overhead", owner=guard.owner, piece=guard.type, station=below,
                                                  target_side=mover.owner, at=at)))
@@ -217,7 +219,8 @@ class Reactions(Hook):
         outcome, rule = clash_rule(state, guard.type, target.type, at, striking=True)
         if outcome in (None, "illegal"):
             return
-        _show_all(state, g_at, guard, pend)
+        _show_all(state, g_at, pend)
+        guard = state.board[g_at]  # the guard as shown (a copy of the state no longer shares it)
         pend.notices.append((ALL, say(f"notice.strike_{outcome}", owner=guard.owner, piece=guard.type, station=g_at, at=at,
                                       target_side=target.owner)))
         if outcome in ("attacker", "both"):
@@ -228,7 +231,8 @@ class Reactions(Hook):
             push(state, target, at, away_from=g_at, pend=pend)
 
     def _engage(self, state: GameState, g_at: str, guard: Piece, at: str, pend: Pending) -> None:
-        _show_all(state, g_at, guard, pend)
+        _show_all(state, g_at, pend)
+        guard = state.board[g_at]  # the guard as shown (a copy of the state no longer shares it)
         aircraft = state.board[at]
         home = state.board.get(g_at)
         if home is not None and home is not guard and state.enemies(home.owner, guard.owner):

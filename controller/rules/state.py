@@ -100,6 +100,9 @@ class GameState:
         self.clash = {(a, d): o for a, row in matrix.items() for d, o in row.items()}
         self.hooks = tuple(HOOKS[name] for name in game.hooks)
         self.board: dict[str, Piece] = {}
+        #: ids of the pieces on the board this state may change in place; None: all of them. A copy shares the
+        #: pieces until one is changed (``own``): copying a board is the look-ahead's commonest step
+        self.owned: set[int] | None = None
         self.phase = "setup"  # setup | play | over
         self.deployments: dict[str, dict[str, str]] = {}
         self.order = turn_order(game, self.options)
@@ -158,8 +161,14 @@ class GameState:
         topo = self.topo
         if topo.kind_of[station].frozen:
             return {}
-        ptype = self.game.piece_by_id[piece.type]
+        specs = self.active_moves.get(piece.type)
+        if specs is None:
+            ptype = self.game.piece_by_id[piece.type]
+            specs = self.active_moves[piece.type] = tuple(m for m in ptype.moves if m.when.holds(self.options))
+        if not specs:
+            return {}  # a piece that never moves (a bomb, a flag, a mine)
         board = self.board
+        owner = piece.owner
         passable = open_stations(self.game, piece.type) or topo.passable
         out: dict[str, MoveSpec] = {}
 
@@ -167,7 +176,7 @@ class GameState:
             if not spec.attack or target in out:
                 return
             other = board[target]
-            if not self.enemies(piece.owner, other.owner) or other.owner in self.out:
+            if other.owner == owner or not self.enemies(owner, other.owner) or other.owner in self.out:
                 return  # a side's own or an ally's piece, or an obstacle left by a side that is out
             if self.clash[(piece.type, other.type)] == "illegal":
                 return
@@ -176,14 +185,22 @@ class GameState:
                 return
             out[target] = spec
 
-        specs = self.active_moves.get(piece.type)
-        if specs is None:
-            specs = self.active_moves[piece.type] = tuple(m for m in ptype.moves if m.when.holds(self.options))
+        quiet = not attacks_only  # the stations a piece may only move to are not looked for when attacks are asked
         for spec in specs:
-            way = self._along_network if spec.turns else self._one_step if spec.max_steps == 1 else self._straight
-            way(station, spec, passable, out, consider_attack)
-        if attacks_only:
-            out = {t: spec for t, spec in out.items() if t in board}
+            if spec.turns:
+                self._along_network(station, spec, passable, out, consider_attack, quiet)
+            elif spec.max_steps == 1:  # one step to a neighbour along the spec's lines: most moves, so done here
+                for n in topo.neighbours(spec.along)[station]:
+                    if not passable[n]:
+                        continue
+                    other = board.get(n)
+                    if other is None:
+                        if quiet and not spec.attack_only:
+                            out.setdefault(n, spec)
+                    elif other.owner != owner:  # its own pieces it never attacks: not asked
+                        consider_attack(n, spec)
+            else:
+                self._straight(station, spec, passable, out, consider_attack, quiet)
         if self.hooks and out:
             for target in list(out):
                 for hook in self.hooks:
@@ -192,21 +209,10 @@ class GameState:
                         break
         return out
 
-    # the ways of moving: each adds the empty stations a spec reaches to ``out`` and hands occupied ones to ``attack``
-    def _one_step(self, station: str, spec: MoveSpec, passable: Mapping[str, bool], out: dict[str, MoveSpec],
-                  attack: Callable[[str, MoveSpec], None]) -> None:
-        """One step to a neighbour along the spec's lines."""
-        board = self.board
-        for n in self.topo.neighbours(spec.along)[station]:
-            if not passable[n]:
-                continue
-            if n in board:
-                attack(n, spec)
-            elif not spec.attack_only:
-                out.setdefault(n, spec)
-
+    # the ways of moving further than a step: each adds the empty stations a spec reaches to ``out`` and hands
+    # occupied ones to ``attack``
     def _straight(self, station: str, spec: MoveSpec, passable: Mapping[str, bool], out: dict[str, MoveSpec],
-                  attack: Callable[[str, MoveSpec], None]) -> None:
+                  attack: Callable[[str, MoveSpec], None], quiet: bool = True) -> None:
         """Straight along one line, up to ``max_steps`` (exactly, with ``exact``), through empty stations (over
         occupied ones too, with ``over``)."""
         board = self.board
@@ -224,11 +230,11 @@ class GameState:
                     if spec.over:
                         continue
                     break
-                if last and not spec.attack_only:
+                if last and quiet and not spec.attack_only:
                     out.setdefault(n, spec)
 
     def _along_network(self, station: str, spec: MoveSpec, passable: Mapping[str, bool], out: dict[str, MoveSpec],
-                       attack: Callable[[str, MoveSpec], None]) -> None:
+                       attack: Callable[[str, MoveSpec], None], quiet: bool = True) -> None:
         """Any path over the network of the spec's lines, turning where they meet (an engineer on the railway),
         through empty stations (over occupied ones too, with ``over``), up to ``max_steps`` stations."""
         board = self.board
@@ -249,7 +255,7 @@ class GameState:
                     if spec.over:
                         frontier.append((n, depth + 1))
                 else:
-                    if not spec.attack_only:
+                    if quiet and not spec.attack_only:
                         out.setdefault(n, spec)
                     frontier.append((n, depth + 1))
 
@@ -260,21 +266,48 @@ class GameState:
             return []
         return [Move(s, t) for s, p in list(self.board.items()) if p.owner == side for t in self.destinations(s)]
 
-    def iter_legal_moves(self, side: str) -> Iterator[Move]:
-        for s, p in list(self.board.items()):
-            if p.owner == side:
-                for t in self.destinations(s):
-                    yield Move(s, t)
+    def legal_specs(self, side: str | None = None) -> dict[Move, MoveSpec]:
+        """Every legal move of ``side`` (default: the side to move) with the move spec that allows it: look-ahead
+        passes the spec to ``apply`` on a copy of this very position, which then need not judge the move again."""
+        side = side or self.turn
+        if self.phase != "play":
+            return {}
+        return {Move(s, t): spec for s, p in list(self.board.items()) if p.owner == side
+                for t, spec in self.destinations(s).items()}
 
     def iter_attacks(self, side: str) -> Iterator[Move]:
         """The legal moves of ``side`` that attack a piece (look-ahead asks this for the replies that hurt)."""
+        for move, _spec in self.attack_specs(side):
+            yield move
+
+    def attack_specs(self, side: str) -> Iterator[tuple[Move, MoveSpec]]:
+        """``iter_attacks`` with the move spec that allows each (see ``legal_specs``)."""
         for s, p in list(self.board.items()):
             if p.owner == side:
-                for t in self.destinations(s, attacks_only=True):
-                    yield Move(s, t)
+                for t, spec in self.destinations(s, attacks_only=True).items():
+                    yield Move(s, t), spec
 
     def has_legal_move(self, side: str) -> bool:
-        return next(self.iter_legal_moves(side), None) is not None
+        """Whether ``side`` has a legal move now. Asked after every move (look-ahead asks it for each position), so
+        the pieces with an empty or enemy station next to them are asked first, the pieces boxed in by their own after
+        (one may still jump or fly out): the answer is the same, found sooner."""
+        if self.phase != "play":
+            return False
+        board = self.board
+        nbrs = self.topo.neighbours(self.topo.all_kinds)
+        boxed = []
+        for s, p in list(board.items()):
+            if p.owner != side:
+                continue
+            for n in nbrs[s]:
+                q = board.get(n)
+                if q is None or q.owner != side:
+                    if self.destinations(s):
+                        return True
+                    break
+            else:
+                boxed.append(s)
+        return any(self.destinations(s) for s in boxed)
 
     def why_illegal(self, move: Move) -> Say | None:
         """None if ``move`` is legal for the side to move, else why not, as a message object (``reason.*`` code and
@@ -340,8 +373,8 @@ class GameState:
         spec = spec or self.legal_spec(move)
         if spec is None:
             raise IllegalMoveError(self.why_illegal(move) or say("reason.not_legal", **{"from": frm, "to": to}))
-        mover = self.board[frm]
-        defender = self.board.get(to)
+        mover = self.own(frm)  # both may be changed below (shown, known): no longer shared with a copy
+        defender = self.own(to) if to in self.board else None
         pend = _Pending()
         if spec.reveal and not mover.public:
             mover.public = True
@@ -528,15 +561,30 @@ class GameState:
 
     # ------------------------------------------------------------------ copying
     def copy(self) -> GameState:
-        """An independent copy (same game and options) for look-ahead and tests."""
+        """An independent copy (same game and options) for look-ahead and tests. The two share their pieces until
+        one of them changes one: each then changes its own copy of it (``own``)."""
         new = object.__new__(GameState)
         new.__dict__.update(self.__dict__)
-        new.board = {s: p.copy() for s, p in self.board.items()}
-        new.deployments = {k: dict(v) for k, v in self.deployments.items()}
+        new.board = dict(self.board)
+        self.owned = set()
+        new.owned = set()
+        new.deployments = dict(self.deployments)  # each side's placement is replaced whole, never changed in place
         new.out = dict(self.out)
         new.history = list(self.history)
         new.hook_data = {k: (v.copy() if hasattr(v, "copy") else v) for k, v in self.hook_data.items()}
         return new
+
+    def own(self, station: str) -> Piece:
+        """The piece on ``station``, to be changed (shown, made known): one still shared with a copy of this state
+        is copied first, so the copy never sees the change. Rule code changes a piece on the board only through
+        this."""
+        piece = self.board[station]
+        owned = self.owned
+        if owned is None or id(piece) in owned:
+            return piece
+        piece = self.board[station] = piece.copy()
+        owned.add(id(piece))
+        return piece
 
     def occupancy(self) -> dict[str, str]:
         """Station -> owning side, for every occupied station (what an occupancy-only board should read)."""

@@ -20,6 +20,8 @@ class Topology:
             for pos, sid in enumerate(line.stations):
                 self.on_lines[sid].append((line.kind, line.stations, pos))
         self._neighbours: dict[frozenset[str], dict[str, tuple[str, ...]]] = {}
+        #: the line kinds of the board: ``neighbours(all_kinds)`` joins stations one step apart along any line
+        self.all_kinds = frozenset(line.kind for line in game.lines)
         self._rays: dict[frozenset[str], dict[str, tuple[tuple[str, ...], ...]]] = {}
 
     def neighbours(self, kinds: frozenset[str]) -> dict[str, tuple[str, ...]]:
