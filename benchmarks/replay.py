@@ -49,11 +49,38 @@ def script_lines(record: gravon.GravonGame) -> tuple[list[str], int]:
     return [json.dumps(x) for x in lines], state.ply
 
 
+def scaling(repeat: int) -> int:
+    """``--scaling``: how the replay paths' CPU time grows from a 1,000- to a 5,000-ply game (the test's figures)."""
+    from controller.commands.record import move_lines
+    from tests.test_linear_replay import long_game, prefix, replay_as_the_web_does, walk_rulings
+
+    game = long_game(5000, seed=3)
+    paths = [("web replay (views encoded)", replay_as_the_web_does), ("rulings with the state after each", walk_rulings),
+             ("record text", lambda events: len(move_lines(events)[1]))]
+    print(f"{'path':<36} {'1,000 plies':>12} {'5,000 plies':>12} {'ratio':>6}   (CPU s, best of {repeat})")
+    for name, fn in paths:
+        times = []
+        for events in (prefix(game, 1000), game):
+            best = float("inf")
+            for _ in range(max(1, repeat)):
+                t0 = time.process_time()
+                fn(events)
+                best = min(best, time.process_time() - t0)
+            times.append(best)
+        print(f"{name:<36} {times[0]:>12.3f} {times[1]:>12.3f} {times[1] / times[0]:>6.1f}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", help="a gravon-stratego folder (default: the games in the package)")
     ap.add_argument("--repeat", type=int, default=3, help="engine-path repetitions (the best is reported)")
+    ap.add_argument("--scaling", action="store_true",
+                    help="instead: CPU time of a 1,000- and a 5,000-ply game's replay, record text and rulings walk, "
+                         "and their ratio (linear: ~5x; tests/test_linear_replay.py asserts it on the work done)")
     args = ap.parse_args()
+    if args.scaling:
+        return scaling(args.repeat)
     games = corpus.folder(args.corpus) if args.corpus else corpus.packaged("gravon-stratego")
     names = games.glob("games/*.xml")
     if not names:
