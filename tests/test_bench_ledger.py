@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -86,6 +88,7 @@ def test_same_play_counts_a_faster_bots_games_with_the_old_only_when_every_repla
     assert row[:3] == ["luzhanqi", "greedy", "4"] and row[7] == "1" and row[8] != "-"
 
 
+@pytest.mark.skipif(not (ROOT / ".git").exists(), reason="needs the project as a git clone (it checks out a revision)")
 def test_same_play_as_of_a_revision_replays_both_codes_under_one_hash_order(tmp_path: Path) -> None:
     """``--same-play FP --as-of REV``: for games the ledger holds without a fixed hash order, each is played again
     with REV's code (checked out for the while, its fingerprint must be FP) and with this code, and compared."""
