@@ -36,10 +36,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from replay_one import moves_digest  # noqa: E402
+from replay_one import play_seeded  # noqa: E402
 
-from controller.bots import find_bot  # noqa: E402
-from controller.bots.arena import Match, percentile, play_game  # noqa: E402
+from controller.bots.arena import Match, percentile  # noqa: E402
 from controller.rules import load_game  # noqa: E402
 
 GAMES = ["stratego", "luzhanqi", "lattaque", "dover_patrol", "navy_cn", "navy_tw"]
@@ -90,23 +89,17 @@ def _hist_percentile(hists: list[dict[str, int]], q: float) -> float:
 def run_pair(game: str, bot: str, opponent: str, games: int, max_plies: int, seed: int,
              clock: Callable[[], float] = time.perf_counter, ledger: Path | None = None, fp: str = "") -> dict:
     gdef = load_game(game)
-    sides = gdef.sides
     # two sides: bot against opponent; four (siguo): the bot's alliance against the opponent's
-    seats = {s: (bot if gdef.ally(sides[0], s) else opponent) for s in sides}
-    match = Match(game, seats)
+    match = Match(game, {s: (bot if gdef.ally(gdef.sides[0], s) else opponent) for s in gdef.sides})
     started = time.perf_counter()
-    for i in range(games):
-        names = match.rotation(seed - 1 + i)  # by seed: seats keep alternating when a ledger run resumes
-        bots = {s: find_bot(n) for s, n in names.items()}
-        last = LastState()
-        record = play_game(game, bots, names, seed=seed + i, max_plies=max_plies, clock=clock, watch=last)
+    for i in range(games):  # by seed: seats keep alternating when a ledger run resumes
+        record, moves = play_seeded(game, bot, opponent, seed + i, max_plies, clock is time.thread_time)
         match.records.append(record)
         for f in record.failures:  # say why at once: a failure is a result to look into, not only a count
-            print(f"\n  game {i + 1}: {names[f['side']]} ({f['side']}) failed: {f['why']}: {f['message']}", file=sys.stderr)
-        for b in bots.values():
-            b.close()
+            print(f"\n  game {i + 1}: {record.seats[f['side']]} ({f['side']}) failed: {f['why']}: {f['message']}",
+                  file=sys.stderr)
         if ledger is not None:
-            append(ledger, ledger_entry(record, fp, game, bot, opponent, seed + i, max_plies, clock, last.moves()))
+            append(ledger, ledger_entry(record, fp, game, bot, opponent, seed + i, max_plies, clock, moves))
         print(f"\r  {game} vs {opponent}: {i + 1}/{games}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     summary = match.summary()
@@ -123,19 +116,6 @@ def run_pair(game: str, bot: str, opponent: str, games: int, max_plies: int, see
         "cpu_ms_p50": round(percentile(cpu, 0.5), 1), "cpu_ms_p99": round(percentile(cpu, 0.99), 1),
         "peak_rss_mb": round(peak_mb(), 1), "seconds": round(time.perf_counter() - started, 1),
     }
-
-
-class LastState:
-    """A ``play_game`` watch that keeps the game's state, for the digest of its moves."""
-
-    def __init__(self) -> None:
-        self.state: Any = None
-
-    def __call__(self, st: Any, side: str, seen: Any, ruling: Any) -> None:
-        self.state = st
-
-    def moves(self) -> str:
-        return moves_digest(self.state.history if self.state is not None else [])
 
 
 def ledger_entry(record: Any, fp: str, game: str, bot: str, opponent: str, seed: int, max_plies: int,
@@ -160,22 +140,9 @@ def append(ledger: Path, entry: dict) -> None:
 
 def play_one(game: str, bot: str, opponent: str, seed: int, max_plies: int, cpu_clock: bool, fp: str) -> dict:
     """One game in a worker process of ``--jobs``: its ledger line."""
+    record, moves = play_seeded(game, bot, opponent, seed, max_plies, cpu_clock)
     clock = time.thread_time if cpu_clock else time.perf_counter
-    if cpu_clock:
-        from controller.bots.facedown import FaceDownBot
-
-        FaceDownBot.clock = staticmethod(time.thread_time)  # type: ignore[assignment]
-    gdef = load_game(game)
-    seats = {s: (bot if gdef.ally(gdef.sides[0], s) else opponent) for s in gdef.sides}
-    names = Match(game, seats).rotation(seed - 1)
-    bots = {s: find_bot(n) for s, n in names.items()}
-    last = LastState()
-    try:
-        record = play_game(game, bots, names, seed=seed, max_plies=max_plies, clock=clock, watch=last)
-    finally:
-        for b in bots.values():
-            b.close()
-    return ledger_entry(record, fp, game, bot, opponent, seed, max_plies, clock, last.moves())
+    return ledger_entry(record, fp, game, bot, opponent, seed, max_plies, clock, moves)
 
 
 def play_parallel(tasks: list[tuple[str, str, str, int]], jobs: int, max_plies: int, cpu_clock: bool, fp: str,

@@ -5,7 +5,7 @@ whether a change to the code played the same moves.
     python benchmarks/replay_one.py ROOT GAME BOT OPPONENT SEED MAX_PLIES cpu|wall
 
 Only the APIs every version of the bots has had are used (``find_bot``, ``Match.rotation``, ``play_game`` with a
-watch), so an older checkout replays with its own code.
+watch), so an older checkout replays with its own code; ``bots.py`` plays its games with the same ``play_seeded``.
 """
 
 from __future__ import annotations
@@ -22,23 +22,22 @@ def moves_digest(history: list[Any]) -> str:
     return hashlib.sha256(";".join(f"{r.frm}-{r.to}" for r in history).encode()).hexdigest()[:16]
 
 
-def main() -> None:
-    if len(sys.argv) != 8:
-        sys.exit(__doc__.split("\n\n")[1])
-    root, game, bot, opponent, seed, max_plies, clock_name = sys.argv[1:]
-    sys.path.insert(0, root)  # that checkout's code, not this one's
+def play_seeded(game: str, bot: str, opponent: str, seed: int, max_plies: int, cpu: bool) -> tuple[Any, str]:
+    """One benchmark game with the ``controller`` on ``sys.path``: ``bot``'s side (and its allies) against
+    ``opponent``, seats by the seed (odd: the first side), the bot's time cap on the thinking thread's CPU clock with
+    ``cpu``. Returns the game's record and the digest of its moves."""
     from controller.bots import find_bot
     from controller.bots.arena import Match, play_game
     from controller.rules import load_game
 
-    clock = time.thread_time if clock_name == "cpu" else time.perf_counter
-    if clock_name == "cpu":
+    clock = time.thread_time if cpu else time.perf_counter
+    if cpu:
         from controller.bots.facedown import FaceDownBot
 
         FaceDownBot.clock = staticmethod(time.thread_time)  # type: ignore[assignment]
     gdef = load_game(game)
     seats = {s: (bot if gdef.ally(gdef.sides[0], s) else opponent) for s in gdef.sides}
-    names = Match(game, seats).rotation(int(seed) - 1)
+    names = Match(game, seats).rotation(seed - 1)
     bots = {s: find_bot(n) for s, n in names.items()}
     last: dict[str, Any] = {}
 
@@ -46,13 +45,22 @@ def main() -> None:
         last["st"] = st
 
     try:
-        record = play_game(game, bots, names, seed=int(seed), max_plies=int(max_plies), clock=clock, watch=watch)
+        record = play_game(game, bots, names, seed=seed, max_plies=max_plies, clock=clock, watch=watch)
     finally:
         for b in bots.values():
             b.close()
+    return record, moves_digest(last["st"].history if "st" in last else [])
+
+
+def main() -> None:
+    if len(sys.argv) != 8:
+        sys.exit(__doc__.split("\n\n")[1])
+    root, game, bot, opponent, seed, max_plies, clock_name = sys.argv[1:]
+    sys.path.insert(0, root)  # that checkout's code, not this one's
+    record, moves = play_seeded(game, bot, opponent, int(seed), int(max_plies), clock_name == "cpu")
     mine = [s for s, n in record.seats.items() if n == bot]
     print(json.dumps({"plies": record.plies, "won": any(w in mine for w in record.winners), "draw": record.draw,
-                      "reason": record.reason, "moves": moves_digest(last["st"].history if "st" in last else [])}))
+                      "reason": record.reason, "moves": moves}))
 
 
 if __name__ == "__main__":
