@@ -167,8 +167,14 @@ def change_latency(chip: EmulatedScanner, act: Callable[[], int], want: str) -> 
     return (start - t) / MS, (line.t0 - start) / MS
 
 
+#: How late a scan pass may start against its period, in emulated ms: the pass before it may also have written a
+#: heartbeat or collected garbage (seen 0.15 ms late in CI on 2026-12-02, a 7 ms pass of a 10 ms period). A scan
+#: missed altogether would be a whole period late, which this still catches.
+SCAN_JITTER_MS = 1
+
+
 def assert_reported_in_time(got: list[tuple[float, float]], settle: int, period: int) -> None:
-    assert max(d for d, _ in got) <= settle + period, f"{got} (ms to the reporting scan, ms in it)"
+    assert max(d for d, _ in got) <= settle + period + SCAN_JITTER_MS, f"{got} (ms to the reporting scan, ms in it)"
     assert max(p for _, p in got) <= period, got
     assert min(d + p for d, p in got) >= settle  # never before the contact has settled
 
