@@ -3,7 +3,8 @@ boot to HELLO, magnet -> CHG latency, scans per second, heartbeat interval, tag-
 
 Every figure is EMULATED time (rp2040js counts the chip's cycles; it has not been calibrated against a real Pico,
 so treat absolute times as good estimates and comparisons as solid). Needs what the emulated tests need: Node,
-tests/node_modules (npm install --prefix tests), littlefs-python and ../shared/rp2040.
+tests/node_modules (npm install --prefix tests), littlefs-python and the RP2040 kit
+(../shared/rp2040 or $FACEDOWN_RP2040; without it the benchmark stops and says what is missing).
 Run: python benchmarks/firmware.py [N changes per build, default 40]. Takes a few minutes of wall time.
 """
 
