@@ -83,6 +83,6 @@ def test_the_replay_is_built_once_per_game_once_it_is_over(tmp_path: Path) -> No
     body = json.loads(b"".join(again))
     assert body["role"] == "blue" and len(body["steps"]) == 7  # the laid-out board, then each of the six moves
     assert body == {"role": "blue", "steps": payloads.replay_for(table, "blue")["steps"]}
-    table.session._publish({"event": "notice"})  # anything published afterwards (an undo) rebuilds it
+    table.session.announce({"event": "notice"})  # anything published afterwards (an undo) rebuilds it
     assert payloads.replay_json(table, "red")[1] is not first[1]
     table.stop()

@@ -319,7 +319,7 @@ def test_station_lights_from_the_profile(tmp_path: Path):
     factory = MockFactory()
     lights = station_lights(session, find_profile(tmp_path / "lit.yaml"), board=None, pin_factory=factory)
     try:
-        session.publish({"event": "bot", "kind": "move", "player": "blue", "from": "e4", "to": "f4"})
+        session.announce({"event": "bot", "kind": "move", "player": "blue", "from": "e4", "to": "f4"})
         time.sleep(0.4)
         assert factory.pin(14).state is True and [x.state for x in factory.pin(15).states].count(True) >= 1
     finally:

@@ -125,7 +125,8 @@ def test_firing_takes_the_aircraft_off_publicly_with_a_fixup_and_replays(game: G
     fixup = game.session.log[-1].public
     assert fixup["event"] == "fixup" and [(s["station"], s["action"], s["owner"]) for s in fixup["steps"]] == [(TARGET, "remove", "red")]
     spectator = client.get("/api/public/state").get_json()
-    assert spectator["guidance"]["steps"] == fixup["steps"]
+    assert [{k: v for k, v in s.items() if k != "done"} for s in spectator["guidance"]["steps"]] == fixup["steps"]
+    assert [s["done"] for s in spectator["guidance"]["steps"]] == [False]  # the aircraft still stands there
     assert {"station": GUARD, "owner": "blue", "piece": "aa_gun", "uid": st.board[GUARD].uid, "public": True} in spectator["view"]["pieces"]
     # the referee waits for the board, then blue moves on
     assert game.session.status["turn"] == "blue"

@@ -252,7 +252,7 @@ def test_slow_client_is_dropped_without_blocking_the_referee(game: Game) -> None
     client, backlog = hub.open("spectator", 0)
     t0 = time.perf_counter()
     for i in range(50):
-        game.session._publish({"event": "notice", "message": f"n{i}"})
+        game.session.announce({"event": "notice", "message": f"n{i}"})
     assert time.perf_counter() - t0 < 1.0
     assert client.dropped and hub.client_count == 0 and hub.dropped_total == 1
     # a reconnect catches up from the log: nothing is missed

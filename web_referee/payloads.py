@@ -1,5 +1,6 @@
-"""What each role receives: the game's public geometry, the live state, events, replay and record, all built from
-the rules layer's ``view``/``redact_ruling`` for that role (never from the game state's pieces directly)."""
+"""What each role receives: the game's public geometry, the live state (the referee's read model), events, replay
+and record, all built from the rules layer's ``view``/``redact_ruling`` for that role (never from the game state's
+pieces directly, and never re-derived from the event log)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,7 @@ import threading
 from typing import Any
 
 from controller.referee.session import Published
-from controller.rules import ARBITER, SPECTATOR, GameDef, redact_ruling, view
-from controller.rules.deploy import allowed_stations
-
-# events that say what the players must do with the board next, and those that settle it
-_GUIDES = ("fixup", "mismatch", "illegal")
-_SETTLED = ("fixup_done", "turn", "start", "undo", "move", "attack", "game_over")
+from controller.rules import ARBITER, SPECTATOR, GameDef, redact_ruling
 
 
 def game_meta(game: GameDef) -> dict[str, Any]:
@@ -74,86 +70,30 @@ def pushed_event(table: Any, ev: Published, role: str) -> dict[str, Any] | None:
     return out
 
 
-def _guidance(log: list[Published], mismatch: Any, role: str) -> dict[str, Any] | None:
-    """What the players must do with the board now (the latest fix-up or mismatch not yet settled), as ``role``
-    may read it."""
-    for ev in reversed(log):
-        if ev.audience:
-            continue
-        kind = ev.public.get("event")
-        if kind == "mismatch":
-            return {"kind": "mismatch", "say": ev.public.get("say"), "stations": ev.public.get("stations", []),
-                    "steps": ev.public.get("steps", [])} if mismatch else None
-        if kind in _GUIDES:
-            public = ev.for_role(role)
-            return {"kind": kind, "say": public.get("say"), "steps": public.get("steps", [])}
-        if kind in _SETTLED:
-            return None
-    return None
-
-
 def state_for(table: Any, role: str) -> dict[str, Any]:
-    """The live state as ``role`` may see it."""
-    session = table.session
-    game = table.game
-    with session.lock:
-        st = session.state
-        status = session.status
-        board_view = view(st, role)
-        last = redact_ruling(st.history[-1], role) if st.history else None
-        log = session.log
-        seq = log[-1].seq if log else 0
-        guidance = _guidance(log, status["mismatch"], role)
-        snap = session.snapshot
-        occupied = sorted(snap.occupied) if snap is not None else []
-        snapshot_at = session.snapshot_at
-        expected = sorted(session.expected_board())
-        deployed = sorted(st.deployments)
-        options = dict(st.options)
-    out: dict[str, Any] = {
-        "role": role,
-        "seq": seq,
-        "status": status,
-        "view": board_view,
-        "last_ruling": last,
-        "guidance": guidance,
-        "occupied": occupied,
-        "expected": expected,
+    """The live state as ``role`` may see it: the referee's read model for ``role`` (``Table.view``), with what only
+    the web page needs (the board's kind, whether it can be tapped, the arbiter's sensor readings)."""
+    table_view = table.view(role)
+    out = table_view.to_json()
+    out.update({
         "board_kind": table.board_kind,
         "sim": table.board_kind == "sim" and hasattr(table.board, "toggle"),
         "has_journal": table.journal is not None and table.game_id is not None,
-        # the game clock, when the club plays on one: each side's time left and whose is running (public)
-        "clock": table.clock.to_json() if getattr(table, "clock", None) is not None else None,
-        # the referee's health, for every role: why it stopped (or None), and the link to the board's sensors
-        **health_for(table),
-    }
-    if role in game.sides and "offers" in board_view:
-        # optional reactions (reactions: ask): this seat's own open offers and its standing choice, from its view
-        out["reactions"] = {"offers": board_view["offers"], "automatic": board_view.get("react_automatically", False)}
-    if role in game.sides and status["phase"] == "setup":
-        out["setup"] = {
-            "deployed": role in deployed,
-            "zone": sorted(game.setup.zones[game.setup.deploy_zone][role]),
-            "allowed": {p.id: allowed_stations(game, role, p.id, options) for p in game.pieces},
-            # the private, random order this seat is asked for its pieces in (never in another role's payload)
-            "guided_order": session.guided_order(role) if role not in deployed else [],
-        }
+    })
     if role == ARBITER:
+        snapshot_at = table.session.snapshot_at
         out["sensors"] = {
             "snapshot_at": snapshot_at,
             "snapshot_age_s": None if snapshot_at is None else round(max(0.0, _now() - snapshot_at), 1),
-            "mismatch": status["mismatch"],
-            "waiting_for_board": status["waiting_for_board"],
+            "mismatch": table_view.status["mismatch"],
+            "waiting_for_board": table_view.status["waiting_for_board"],
         }
     return out
 
 
 def health_for(table: Any) -> dict[str, Any]:
     """``fault`` (None, or why the referee stopped) and ``link`` (connected / resyncing / lost, since when)."""
-    sup = getattr(table, "supervisor", None)
-    if sup is None:
-        return {"fault": None, "link": {"status": "connected", "since": None, "say": {"code": "link.connected", "params": {}}}}
-    return {"fault": sup.fault_json(), "link": sup.link_json()}
+    return table.health()
 
 
 def _now() -> float:

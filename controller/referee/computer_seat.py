@@ -5,9 +5,9 @@ looks at): the referee knows each token's identity from the bot's deployment. At
 deployment and tells the table which stations get a token (all alike, any order). On the computer's turn it asks
 the bot for a move - the bot's input is only the seat's redacted view (``controller.rules.view`` for its seat, and
 ``redact_ruling`` of each ruling), never the game state - and tells the table which token to move where. The
-recognizer's normal path sees the move done; any other move of the computer's side is turned into a mismatch
-(nothing is judged) with the instruction repeated; the instructed move is then judged like any move, with the same
-rulings and fix-ups as between people.
+session holds the instruction (``Session.instruct``): the recognizer's normal path sees the move done; any other
+move of the computer's side is a mismatch (nothing is judged) and the instruction is said again once it settles;
+the instructed move is then judged like any move, with the same rulings and fix-ups as between people.
 
 Everything it says is a structured event ``{"event": "bot", "kind": ..., "player": SEAT, ..., "say": {...}}`` with
 ``bot.*`` message keys, published through the session so the pages, voice and console render it. A bot that fails
@@ -25,42 +25,12 @@ from controller.bots.base import Bot, BotError
 from controller.rules import Move, redact_ruling, view
 from controller.rules.views import ARBITER
 
-from .recognizer import AttackAction, Difference, Mismatch, MoveAction
 from .session import Published, Session
 
 log = logging.getLogger(__name__)
 
 #: Refused moves in one turn before the bot is taken off the seat.
 MAX_REFUSALS = 3
-
-
-class _InstructedRecognizer:
-    """The session's recognizer, with one rule added while a computer seat's move is instructed: a move or attack of
-    that seat other than the instructed one is a mismatch, not an action to judge."""
-
-    def __init__(self, inner: Any, instructed: Callable[[str], Move | None], wrong: Callable[[str, Move], None]) -> None:
-        object.__setattr__(self, "_inner", inner)
-        object.__setattr__(self, "_instructed", instructed)
-        object.__setattr__(self, "_wrong", wrong)
-
-    def feed(self, snap: Any) -> Any:
-        action = self._inner.feed(snap)
-        if isinstance(action, MoveAction | AttackAction):
-            side = self._inner.side
-            want = self._instructed(side)
-            if want is not None and (action.frm, action.to) != tuple(want):
-                self._wrong(side, Move(action.frm, action.to))
-                diffs = [Difference(action.frm, side, "empty")]
-                diffs.append(Difference(action.to, None, "occupied") if isinstance(action, MoveAction)
-                             else Difference(action.to, self._inner.expected[action.to].owner, "wrong piece"))
-                return Mismatch(tuple(sorted(diffs, key=lambda d: d.station)))
-        return action
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        setattr(self._inner, name, value)
 
 
 class ComputerSeat:
@@ -75,15 +45,12 @@ class ComputerSeat:
         self.bot = bot
         self.name = name or bot.name
         self.time_ms = time_ms
-        self.instruction: Move | None = None
         self.instructed_ply = -1
         self.refusals = 0
         self.failed: str | None = None
         self.inputs: list[tuple[dict[str, Any], dict[str, Any] | None]] = []  # what the bot was handed (audits)
         st = session.state
         with session.lock:
-            if not isinstance(session.recognizer, _InstructedRecognizer):
-                session.recognizer = _InstructedRecognizer(session.recognizer, self._instructed_for, self._wrong_move)
             self._guard(lambda: bot.new_game(st.game.id, seat, st.options, seed))
             session.subscribe(self._on_event)
             if st.phase == "setup" and seat not in st.deployments and self.failed is None:
@@ -92,6 +59,11 @@ class ComputerSeat:
                 self._hand(None)
                 if st.turn == seat:
                     self._instruct()
+
+    @property
+    def instruction(self) -> Move | None:
+        """The move the table was told to make for this seat and has not made yet (None: none)."""
+        return self.session.instruction(self.seat)
 
     # ------------------------------------------------------------------ what the bot sees
     def _hand(self, event: dict[str, Any] | None) -> dict[str, Any]:
@@ -113,14 +85,14 @@ class ComputerSeat:
 
     def _fail(self, why: str, detail: str) -> None:
         self.failed = why
-        self.instruction = None
+        self.session.clear_instruction(self.seat)
         # the bot's own words (an exception, an external engine's message) may name its hidden pieces: they go to the
         # arbiter and the operator's log only; everyone else learns that it stopped and why, as a code
         log.warning("computer seat %s (%s) stopped (%s): %s", self.seat, self.name, why, detail)
         params = {"player": self.seat, "why": {"code": f"bot.why.{why}", "params": {}}, "bot": self.name}
-        self.session.publish({"event": "bot", "kind": "failed", "player": self.seat, "why": why, "bot": self.name,
+        self.session.announce({"event": "bot", "kind": "failed", "player": self.seat, "why": why, "bot": self.name,
                               "say": {"code": "bot.failed", "params": params}})
-        self.session.publish({"event": "bot", "kind": "failed_detail", "player": self.seat, "why": why,
+        self.session.announce({"event": "bot", "kind": "failed_detail", "player": self.seat, "why": why,
                               "detail": detail[:200], "say": {"code": "bot.failed_detail",
                                                               "params": {"player": self.seat, "detail": detail[:200]}}},
                              audience=(ARBITER,))
@@ -131,7 +103,7 @@ class ComputerSeat:
 
     def _say(self, kind: str, code: str, **fields: Any) -> None:
         params = {"player": self.seat, **fields}
-        self.session.publish({"event": "bot", "kind": kind, "player": self.seat, **fields, "say": {"code": code, "params": params}})
+        self.session.announce({"event": "bot", "kind": kind, "player": self.seat, **fields, "say": {"code": code, "params": params}})
 
     # ------------------------------------------------------------------ setup
     def _deploy(self) -> None:
@@ -148,9 +120,6 @@ class ComputerSeat:
         self._say("setup", "bot.setup", stations=stations, count=len(stations))
 
     # ------------------------------------------------------------------ play
-    def _instructed_for(self, side: str) -> Move | None:
-        return self.instruction if side == self.seat else None
-
     def _wrong_move(self, side: str, done: Move) -> None:
         want = self.instruction
         if want is None:
@@ -161,7 +130,8 @@ class ComputerSeat:
         st = self.session.state
         if self.failed is not None or st.phase != "play" or st.turn != self.seat:
             return
-        while self.instruction is None or self.instructed_ply != st.ply:
+        chosen = self.instruction
+        while chosen is None or self.instructed_ply != st.ply:
             seen = view(st, self.seat)
             self.inputs.append((seen, None))
             move = self._guard(lambda seen=seen: self.bot.choose_move(seen, self.time_ms))
@@ -169,7 +139,8 @@ class ComputerSeat:
                 return
             move = Move(*move)
             if st.why_illegal(move) is None:
-                self.instruction = move
+                self.session.clear_instruction(self.seat)
+                chosen = move
                 self.instructed_ply = st.ply
                 break
             # refused before anyone touches a token: the bot is told (no reason: as a seat is) and asked again
@@ -178,9 +149,14 @@ class ComputerSeat:
                 self._fail("illegal", f"{self.refusals} refused moves in a row, the last {move}")
                 return
             self._guard(lambda m=move: self.bot.refused(m.frm, m.to))
-        m = self.instruction
+        m = chosen
         attack = m.to in st.board
-        self._say("move", "bot.attack" if attack else "bot.move", **{"from": m.frm, "to": m.to, "attack": attack})
+        fields = {"from": m.frm, "to": m.to, "attack": attack}
+        event = {"event": "bot", "kind": "move", "player": self.seat, **fields,
+                 "say": {"code": "bot.attack" if attack else "bot.move", "params": {"player": self.seat, **fields}}}
+        # the session holds the instruction: any other move of this seat is a mismatch, the pages show it, and it
+        # is said again when a mismatch settles
+        self.session.instruct(self.seat, m, event, on_wrong=self._wrong_move)
 
     def _on_event(self, ev: Published) -> None:
         if self.failed is not None:
@@ -189,7 +165,6 @@ class ComputerSeat:
         kind = public.get("event")
         if ev.ruling is not None:
             if ev.ruling.side == self.seat:
-                self.instruction = None
                 self.refusals = 0
             self._hand(redact_ruling(ev.ruling, self.seat))
         elif kind == "start":
@@ -197,7 +172,7 @@ class ComputerSeat:
         elif kind == "illegal" and public.get("player") == self.seat:
             self.refusals += 1
             refused = self.instruction
-            self.instruction = None
+            self.session.clear_instruction(self.seat)
             if refused is not None:
                 self._guard(lambda: self.bot.refused(refused.frm, refused.to))
             if self.refusals >= MAX_REFUSALS:
@@ -206,7 +181,7 @@ class ComputerSeat:
             self._hand(None)
         elif kind == "game_over":
             self._guard(lambda: self.bot.game_over(self.session.state.result.to_json() if self.session.state.result else None))
-            self.instruction = None
+            self.session.clear_instruction(self.seat)
         if kind in ("start", "turn") and public.get("player") == self.seat:
             self._instruct()
 

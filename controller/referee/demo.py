@@ -40,7 +40,7 @@ class DemoPlayers:
     def _run(self) -> None:
         session = self.table.session
         while not self._stop.is_set():
-            with session._lock:
+            with session.lock:
                 state = session.state
                 phase = state.phase
                 status = session.status
@@ -57,7 +57,7 @@ class DemoPlayers:
                 continue
             expected = set(session.expected_board())
             actual = self.board.raw_occupied()
-            pending = session.recognizer.fixup_target()
+            pending = session.recognizer.fixup_target()  # the board the referee waits for, and the swaps still to make
             swaps = sorted(pending[1]) if pending else []
             if expected != actual or swaps:
                 # do what the referee asks: take off what should not be there, swap pieces, put back what should
@@ -78,7 +78,7 @@ class DemoPlayers:
                 if self._pause(0.5):
                     return
                 continue
-            with session._lock:
+            with session.lock:
                 if state.turn not in self.sides:
                     moves = []
                 else:

@@ -201,13 +201,9 @@ class Supervisor:
 
     def _publish(self, public: dict[str, Any]) -> None:
         """Publish a public health event through the session (pages, announcers and the club bus all subscribe)."""
-        lock = self.session.lock
-        if not lock.acquire(timeout=2.0):  # a thread holds the game forever: the state still shows the fault
-            log.error("could not publish %s: the session is locked", public.get("event"))
-            return
         try:
-            self.session._publish(public)  # noqa: SLF001 - the session's own fan-out, so every output hears it
+            # a thread that holds the game forever must not hide the fault: the state still shows it
+            if self.session.announce(public, lock_timeout=2.0) is None:
+                log.error("could not publish %s: the session is locked", public.get("event"))
         except Exception:  # noqa: BLE001 - a failing subscriber must not hide the fault
             log.exception("publishing %s failed", public.get("event"))
-        finally:
-            lock.release()

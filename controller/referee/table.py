@@ -78,6 +78,23 @@ class Table:
     def state(self) -> GameState:
         return self.session.state
 
+    def view(self, role: str) -> Any:
+        """The read model for ``role`` (a ``TableView``): the session's, with this table's clock and health."""
+        return self.session.view(role, {
+            # the game clock, when the club plays on one: each side's time left and whose is running (public)
+            "clock": self.clock.to_json() if self.clock is not None else None,
+            # the referee's health, for every role: why it stopped (or None), and the link to the board's sensors
+            **self.health(),
+        })
+
+    def health(self) -> dict[str, Any]:
+        """``fault`` (None, or why the referee stopped) and ``link`` (connected / resyncing / lost, since when)."""
+        sup = self.supervisor
+        if sup is None:
+            return {"fault": None, "link": {"status": "connected", "since": None,
+                                            "say": {"code": "link.connected", "params": {}}}}
+        return {"fault": sup.fault_json(), "link": sup.link_json()}
+
     def role_for_token(self, token: str | None) -> str | None:
         """The role ("red", "arbiter"...) a token belongs to, compared in constant time; None if it is not one."""
         if not token or not token.isascii():  # tokens are hex: anything else is no token (and compare_digest wants ASCII)
