@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 UNSENSED = ("keep_in_hand", "face_up")
 #: step actions that take a piece off its station (the rest put one there)
 TAKES_OFF = ("remove", "take_off", "return")
+#: the board before its first reading: nothing seen on it yet
+NO_READING = Snapshot(0, frozenset())
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,7 @@ def step_done(st: Mapping[str, Any], target: Mapping[str, Occupant], left_to_lif
 
 def _differences(target: Mapping[str, Occupant], involved: frozenset[str] | None, snap: Snapshot | None,
                  use_tags: bool) -> list[Difference]:
-    if snap is None:
-        return []
+    snap = snap or NO_READING
     where = set(target) | set(snap.occupied) if involved is None else set(involved)
     out = []
     for s in sorted(where):
@@ -115,12 +116,18 @@ def pending_view(session: Session) -> dict[str, Any] | None:
         return None
     target, left = awaited
     snap = session.snapshot
+    involved = session.recognizer.fixup_involved() or None
     if pending.steps:
         steps = [{**s, "done": step_done(s, target, left, snap, session.use_tags)} for s in pending.steps]
+        # a station the fix-up may change that differs in a way no step says (a stray piece put down there, a piece
+        # of the fix-up knocked off): the step that makes it right, so no page leaves the players guessing
+        asked = {x for s in steps if not s["done"] for x in (s.get("station"), s.get("to"))}
+        steps += [{**diff_step(d, mismatch=True), "done": False}
+                  for d in _differences(target, involved, snap, session.use_tags) if d.station not in asked]
     else:
         # laying out, resuming, or a refused move put back: every station that still differs, as a step
         steps = [{**diff_step(d, mismatch=pending.kind == "illegal"), "done": False}
-                 for d in _differences(target, session.recognizer.fixup_involved() or None, snap, session.use_tags)]
+                 for d in _differences(target, involved, snap, session.use_tags)]
     todo = [s for s in steps if not s["done"]]
     words = (say("event.fixup", steps=[s["say"] for s in todo]) if pending.steps and todo
              else say("event.board_differs", count=len(todo)) if not pending.steps else pending.say)

@@ -230,7 +230,8 @@
     const owners = Object.fromEntries((S.view.pieces || []).map((p) => [p.station, p.owner]));
     const matches = (st) => occ.has(st) === exp.has(st);
     const g = S.guidance;
-    if (S.status.waiting_for_board || (g && !(g.steps || []).length && !(g.stations || []).length)) {
+    const wholeBoard = g && (g.kind === "layout" || g.kind === "board" || g.kind === "illegal");
+    if (S.status.waiting_for_board || wholeBoard || (g && !(g.steps || []).length && !(g.stations || []).length)) {
       // laying out (or after an undo, a resume, a refused move): every station that differs from the referee's board,
       // ticked off as it comes to match (kept in the list, so the list does not jump while the board fills in)
       for (const s of new Set([...occ, ...exp])) if (!matches(s) && !layoutSeen.has(s)) layoutSeen.set(s, exp.has(s) ? owners[s] || null : null);
@@ -257,11 +258,13 @@
     }
     // a step is done when its station matches the referee's board and was acted on since the step was asked (a piece
     // swapped on an occupied station matches before and after: only the lift and the put-back tick it off)
-    const key = JSON.stringify(g);
+    // the referee says which steps the board has done (``done``, from its own target); taps shown at once tick too
+    const key = JSON.stringify([g.kind, (g.steps || []).map((st) => Object.fromEntries(Object.entries(st).filter(([k]) => k !== "done")))]);
     if (fixTrack.key !== key) fixTrack = {key, mism: new Set((g.steps || []).map((s) => s.station).filter((s) => s && !matches(s))), touched: new Set()};
     const acted = (st) => matches(st) && (fixTrack.mism.has(st) || fixTrack.touched.has(st));
     const items = (g.steps || []).filter((s) => s.action !== "none").map((s) => (
-      {station: s.station, to: s.to || null, by: s.by || null, obj: s, done: !!s.station && acted(s.station) && (!s.to || matches(s.to))}));
+      {station: s.station, to: s.to || null, by: s.by || null, obj: s,
+        done: s.done === true || (!!s.station && acted(s.station) && (!s.to || matches(s.to)))}));
     return {title: t("page.fix.title"), items, kind: g.kind, obj: g};
   }
 
