@@ -8,9 +8,11 @@ from what the referee can explain). The colour is a function of the role alone (
 piece's rank, nor of whose piece it is, so the lights tell the table nothing the board and the voice do not.
 When a station has several roles the strongest shows: mismatch, then fix-up, then to, then from.
 
-The picture is made only from structured event fields (``bot`` events' ``from``/``to``, the ``station``/``to`` of
-fix-up and mismatch steps), never from sentences. Decided here (the issue is silent): the lights go out at game
-over, on an undo, and when the program stops; a sensing fault lights nothing (the pages, the voice and the buzzer
+The picture is made from the referee's read model (``Session.guidance``: the instructed move's ``from``/``to``, the
+``station``/``to`` of the fix-up steps not yet done and of the mismatch's steps), never from sentences nor from the
+event log, so a step ticks off the moment the board does it and a settled mismatch gives back the fix-up's lights.
+Decided here (the issue is silent): the lights go out at game over and when the program stops (after an undo they
+show the stations to set right); a sensing fault lights nothing (the pages, the voice and the buzzer
 say what is wrong; a fault colour on every station would only dazzle, and a scanner whose link is down cannot be
 told anyway).
 """
@@ -54,65 +56,45 @@ def picture(instructed: tuple[str, str] | None, fixups: Iterable[str], mismatche
 def _step_stations(steps: Any) -> tuple[str, ...]:
     out: list[str] = []
     for st in steps or ():
-        if isinstance(st, Mapping):
+        if isinstance(st, Mapping) and not st.get("done"):
             out += [s for s in (st.get("station"), st.get("to")) if isinstance(s, str) and s not in out]
     return tuple(out)
 
 
-class LightsTracker:
-    """Follows a session's published events (``on_event``, subscribed with ``Session.subscribe``) and calls
-    ``show(picture)`` each time the picture changes."""
+def picture_of(guidance: Mapping[str, Any]) -> Picture:
+    """The picture of the referee's read model (``Session.guidance()``, or a ``TableView``'s JSON): the instructed
+    move, the fix-up's steps not yet done, the mismatch's stations; nothing once the game is over."""
+    if (guidance.get("status") or {}).get("phase", guidance.get("phase")) == "over":
+        return {}
+    ins = guidance.get("instruction")
+    instructed = (ins["from"], ins["to"]) if isinstance(ins, Mapping) and isinstance(ins.get("from"), str) else None
+    pending = guidance.get("pending") or {}
+    mismatch = guidance.get("mismatch") or {}
+    return picture(instructed, _step_stations(pending.get("steps")), _step_stations(mismatch.get("steps")))
 
-    def __init__(self, show: Callable[[Picture], None]) -> None:
+
+class LightsTracker:
+    """Shows the picture of the referee's read model: ``read()`` gives it (``Session.guidance``), ``update`` is
+    called on every published event and occupancy change (subscribed by :func:`station_lights`), and ``show`` is
+    called each time the picture changes."""
+
+    def __init__(self, show: Callable[[Picture], None], read: Callable[[], Mapping[str, Any]]) -> None:
         self._show = show
-        self.instructed: tuple[str, str] | None = None
-        self.fixups: tuple[str, ...] = ()
-        self.mismatches: tuple[str, ...] = ()
+        self._read = read
+        self.picture: Picture = {}
         self.shown: Picture | None = None
 
-    @property
-    def picture(self) -> Picture:
-        return picture(self.instructed, self.fixups, self.mismatches)
-
-    def on_event(self, ev: Any) -> None:
-        if getattr(ev, "audience", ()):
-            return  # an event for some seats only: the lights are seen by everyone
-        public = ev.public
-        kind = public.get("event")
-        if getattr(ev, "ruling", None) is not None:
-            self.instructed, self.fixups, self.mismatches = None, (), ()
-        elif kind == "bot":
-            if public.get("kind") in ("move", "wrong_move") and isinstance(public.get("from"), str):
-                self.instructed = (public["from"], public["to"])
-            elif public.get("kind") == "failed":
-                self.instructed = None
-        elif kind == "illegal":
-            self.instructed = None  # a computer seat asks its bot again and instructs anew
-        elif kind == "fixup":
-            self.fixups = _step_stations(public.get("steps"))
-        elif kind == "mismatch":
-            self.mismatches = _step_stations(public.get("steps"))
-        elif kind == "fixup_done":
-            self.fixups, self.mismatches = (), ()
-        elif kind == "notice" and (public.get("say") or {}).get("code") == "notice.board_explainable":
-            self.mismatches = ()
-        elif kind in ("game_over", "undo"):
-            self.instructed, self.fixups, self.mismatches = None, (), ()
-        else:
-            return
-        self._update()
-
-    def _update(self) -> None:
-        now = self.picture
-        if now != self.shown:
-            self.shown = now
+    def update(self, *_: Any) -> None:
+        pic = picture_of(self._read())
+        self.picture = pic
+        if pic != self.shown:
+            self.shown = dict(pic)
             try:
-                self._show(now)
-            except Exception as exc:  # noqa: BLE001 - lights must never stop the referee
-                log.warning("station lights: %s", exc)
+                self._show(pic)
+            except Exception:  # the lights must never stop the referee
+                log.exception("showing the station lights failed")
 
 
-# ---------------------------------------------------------------------------------------------------- drivers
 def lit_commands(pic: Picture, channels: Mapping[str, int], limit: int = MAX_LIT_BODY) -> list[str]:
     """`LIT` command bodies that make the chain show ``pic`` (every other channel off): the first starts with
     ``all=k``; a long picture is split over several lines of at most ``limit`` bytes."""
@@ -257,8 +239,10 @@ def station_lights(session: Any, profile: Any, board: Any, pin_factory: Any = No
     driver = lights_driver(profile, board, pin_factory)
     if driver is None:
         return None
-    tracker = LightsTracker(driver.show)
-    session.subscribe(tracker.on_event)
+    tracker = LightsTracker(driver.show, session.guidance)
+    session.subscribe(tracker.update)
+    session.watch_occupancy(tracker.update)
+    tracker.update()
     return _Lights(tracker, driver)
 
 

@@ -31,7 +31,7 @@ from controller.lights import (
     picture,
     station_lights,
 )
-from controller.referee.session import Published, Session
+from controller.referee.session import Session
 from controller.rules import load_game, new_game, view
 from controller.sensing.profile import find_profile
 from controller.sensing.serial_link import SerialScannerBoard
@@ -67,80 +67,76 @@ PIECES = ["marshal", "general", "bomb", "flag", "spy", "scout", "engineer"]
 ACTIONS = ["return", "remove", "put_back", "place", "take_off", "wrong_piece", "put_in_hand"]
 
 
-def _ev(public: dict[str, Any], ruling: Any = None) -> Published:
-    return Published(0, public, ruling, (), None)
-
-
 @st.composite
-def _events(draw: Any) -> list[tuple[str, Any]]:
-    """A stream of event shapes: ('bot', (from, to)), ('fixup', [stations]), ('mismatch', [stations]), ('ruling',),
-    ('done',), ('over',). The identities around them are drawn later, twice."""
+def _guidances(draw: Any) -> list[tuple[Any, list[tuple[str, Any, bool]], list[str], bool]]:
+    """A stream of read-model shapes: (instructed (from, to) or None, fix-up steps (station, to, done), mismatch
+    stations, game over). The identities around them are drawn later, twice."""
     station = st.sampled_from(STATIONS)
-    one = st.one_of(
-        st.tuples(st.just("bot"), st.tuples(station, station).filter(lambda p: p[0] != p[1])),
-        st.tuples(st.just("fixup"), st.lists(st.tuples(station, st.one_of(st.none(), station)), max_size=4)),
-        st.tuples(st.just("mismatch"), st.lists(st.tuples(station, st.none()), max_size=3)),
-        st.tuples(st.just("ruling"), st.none()), st.tuples(st.just("done"), st.none()), st.tuples(st.just("over"), st.none()))
+    one = st.tuples(
+        st.one_of(st.none(), st.tuples(station, station).filter(lambda p: p[0] != p[1])),
+        st.lists(st.tuples(station, st.one_of(st.none(), station), st.booleans()), max_size=4),
+        st.lists(station, max_size=3), st.booleans())
     return draw(st.lists(one, max_size=25))
 
 
-class _Ruling:
-    side = "red"
+def _dress(shape: Any, rng: random.Random) -> dict[str, Any]:
+    """A real-shaped read model for the shape, with random sides, pieces, actions and words around the stations."""
+    instructed, steps, mismatch, over = shape
+    side = rng.choice(SIDES)
 
+    def words() -> dict[str, Any]:
+        return {"code": "step.x", "params": {"piece": rng.choice(PIECES), "owner": rng.choice(SIDES)}}
 
-def _dress(shapes: list[tuple[str, Any]], rng: random.Random) -> list[Published]:
-    """Real-shaped events for the shapes, with random sides, pieces, actions and words around the stations."""
-    out = []
-    for kind, arg in shapes:
-        side, piece = rng.choice(SIDES), rng.choice(PIECES)
-        if kind == "bot":
-            out.append(_ev({"event": "bot", "kind": rng.choice(["move", "wrong_move"]), "player": side, "from": arg[0], "to": arg[1],
-                            "attack": rng.random() < 0.5, "say": {"code": "bot.move", "params": {"piece": piece}}}))
-        elif kind in ("fixup", "mismatch"):
-            steps = [{"station": s, "action": rng.choice(ACTIONS), "owner": rng.choice(SIDES), "by": side, "to": t,
-                      "say": {"code": "step.x", "params": {"piece": rng.choice(PIECES), "owner": side}}} for s, t in arg]
-            out.append(_ev({"event": kind, "steps": steps, "say": {"code": f"event.{kind}", "params": {}}}))
-        elif kind == "ruling":
-            out.append(_ev({"event": rng.choice(["move", "attack"]), "player": side, "outcome": rng.choice(["win", "lose", "tie"]),
-                            "piece": piece}, ruling=_Ruling()))
-        elif kind == "done":
-            out.append(_ev({"event": "fixup_done", "say": {"code": "event.fixup_done", "params": {}}}))
-        else:
-            out.append(_ev({"event": "game_over", "winner": side, "say": {"code": "event.game_over", "params": {"winner": side}}}))
-    return out
+    return {
+        "phase": "over" if over else "play",
+        "instruction": None if instructed is None else {"player": side, "from": instructed[0], "to": instructed[1],
+                                                        "attack": rng.random() < 0.5, "by": "bot"},
+        "pending": None if not steps else {"kind": "fixup", "say": words(), "left": 0, "steps": [
+            {"station": s, "to": t, "done": d, "action": rng.choice(ACTIONS), "owner": rng.choice(SIDES), "by": side,
+             "say": words()} for s, t, d in steps]},
+        "mismatch": None if not mismatch else {"stations": [{"station": s, "expected": rng.choice(SIDES), "found": "empty"}
+                                                            for s in mismatch],
+                                               "steps": [{"station": s, "action": "put_back", "owner": rng.choice(SIDES),
+                                                          "say": words()} for s in mismatch], "say": words()},
+    }
 
 
 @settings(max_examples=200, derandomize=True, deadline=None)
-@given(_events(), st.integers(0, 2**16))
+@given(_guidances(), st.integers(0, 2**16))
 def test_the_colours_are_a_function_of_the_roles_only(shapes, seed):
     channels = {s: i for i, s in enumerate(STATIONS)}
     sent: list[list[list[str]]] = []
     for k in range(2):  # the same shapes dressed twice with other sides, ranks, actions and words
         got: list[list[str]] = []
-        tracker = LightsTracker(lambda pic, got=got: got.append(lit_commands(pic, channels)))
-        model_instructed, model_fix, model_mis = None, (), ()
-        for (kind, arg), ev in zip(shapes, _dress(shapes, random.Random(seed * 2 + k)), strict=True):
-            tracker.on_event(ev)
-            if kind == "bot":
-                model_instructed = arg
-            elif kind == "fixup":
-                model_fix = tuple(x for s, t in arg for x in (s, t) if x is not None)
-            elif kind == "mismatch":
-                model_mis = tuple(s for s, _ in arg)
-            elif kind == "done":
-                model_fix, model_mis = (), ()
-            else:
-                model_instructed, model_fix, model_mis = None, (), ()
-            assert tracker.picture == picture(model_instructed, model_fix, model_mis)
+        rng = random.Random(seed * 2 + k)
+        now: list[dict[str, Any]] = [{}]
+        tracker = LightsTracker(lambda pic, got=got: got.append(lit_commands(pic, channels)), lambda now=now: now[0])
+        for shape in shapes:
+            now[0] = _dress(shape, rng)
+            tracker.update()
+            instructed, steps, mismatch, over = shape
+            fixups = tuple(x for s, t, done in steps if not done for x in (s, t) if x is not None)
+            want = {} if over else picture(instructed, fixups, mismatch)
+            assert tracker.picture == want
         sent.append(got)
     assert sent[0] == sent[1]
 
 
 def test_an_event_for_some_seats_only_lights_nothing():
+    """A seat's private event (a reaction offer) changes nothing the lights read: the spectator's read model."""
+    from controller.rules.deploy import random_deployment
+
+    state = new_game("stratego")
+    for side in state.game.sides:
+        state.deploy(side, random_deployment(state.game, side, random.Random(3), state.options))
+    session = Session(state)
     shown: list[dict[str, str]] = []
-    tracker = LightsTracker(shown.append)
-    tracker.on_event(Published(1, {"event": "bot", "kind": "move", "from": "s1", "to": "s2"}, None, ("blue",), None))
-    assert shown == []
+    tracker = LightsTracker(shown.append, session.guidance)
+    session.subscribe(tracker.update)
+    tracker.update()
+    before = list(shown)
+    session.announce({"event": "bot", "kind": "move", "from": "a1", "to": "a2"}, audience=("blue",))
+    assert shown == before
 
 
 # -- a game against the computer --------------------------------------------------------------------------------------
@@ -199,8 +195,9 @@ def test_a_game_against_the_computer_lights_its_moves_and_the_mismatch():
     def on_session(session: Session, board: Any, computers: dict[str, Any]) -> None:
         from controller.lights import _Lights
 
-        tracker = LightsTracker(shown.show)
-        session.subscribe(tracker.on_event)
+        tracker = LightsTracker(shown.show, session.guidance)
+        session.subscribe(tracker.update)
+        session.watch_occupancy(tracker.update)
         holder.update(session=session, seat=computers["blue"], lights=_Lights(tracker, shown))
 
     run_script("stratego", _human("stratego", 4, 24, holder), io.StringIO(), everything=True, seats={"blue": "random"},
@@ -310,7 +307,13 @@ def test_gpio_lights_steady_for_from_blinking_for_to_and_fixes():
 
 
 def test_station_lights_from_the_profile(tmp_path: Path):
-    session = Session(new_game("stratego"))
+    from controller.rules import Move
+    from controller.rules.deploy import random_deployment
+
+    state = new_game("stratego")
+    for side in state.game.sides:
+        state.deploy(side, random_deployment(state.game, side, random.Random(3), state.options))
+    session = Session(state)
     assert station_lights(session, find_profile("stratego"), board=None) is None  # no lights declared
     assert station_lights(session, find_profile("stratego-pico"), board=object()) is None  # not on the scanner
     text = (Path(find_profile("stratego").file).read_text(encoding="utf-8")
@@ -319,7 +322,8 @@ def test_station_lights_from_the_profile(tmp_path: Path):
     factory = MockFactory()
     lights = station_lights(session, find_profile(tmp_path / "lit.yaml"), board=None, pin_factory=factory)
     try:
-        session.announce({"event": "bot", "kind": "move", "player": "blue", "from": "e4", "to": "f4"})
+        session.instruct(state.turn, Move("e4", "f4"), {"event": "bot", "kind": "move", "player": state.turn,
+                                                        "from": "e4", "to": "f4"})
         time.sleep(0.4)
         assert factory.pin(14).state is True and [x.state for x in factory.pin(15).states].count(True) >= 1
     finally:

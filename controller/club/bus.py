@@ -35,7 +35,7 @@ from controller.announce.console import event_words
 from controller.announce.events import EventError
 from controller.messages import MessageError, render
 from controller.referee.session import Published
-from controller.rules import SPECTATOR, redact_ruling, view
+from controller.rules import SPECTATOR
 
 from .broker import (
     Broker,
@@ -86,12 +86,12 @@ def _result_words(result: Mapping[str, Any] | None, game: Any, lang: str) -> dic
 
 def public_status(table: Any, name: str, *, players: Mapping[str, str], clock: Any = None, web: str | None = None,
                   lang: str = "en") -> dict[str, Any]:
-    """The table's status as any spectator may know it (call with the session's lock held or from its thread)."""
+    """The table's status as any spectator may know it, from the referee's read model for the spectator (call with
+    the session's lock held or from its thread)."""
     session = table.session
-    st = session.state
-    status = session.status
-    log_ = session.log
-    last_public = next((e for e in reversed(log_) if not e.audience), None)
+    seen = table.view(SPECTATOR)  # the read model: status, board, last ruling, what the table must do now
+    status = seen.status
+    last_public = next((e for e in reversed(session.log) if not e.audience), None)
     out: dict[str, Any] = {
         "table": name,
         "game": table.game.id,
@@ -109,14 +109,17 @@ def public_status(table: Any, name: str, *, players: Mapping[str, str], clock: A
         "setups": status["setups"],
         # the result's verdict in words for the dashboard (the club's language), and as a message object
         "result": _result_words(status["result"], table.game, lang),
-        "view": view(st, SPECTATOR),
-        "last_ruling": redact_ruling(st.history[-1], SPECTATOR) if st.history else None,
+        "view": seen.board,
+        "last_ruling": seen.last_ruling,
+        # what the table must do now (a fix-up with its steps left, a mismatch, the computer's move), as every page
+        "guidance": seen.guidance,
+        "instruction": seen.instruction,
         "last_event": dict(last_public.public) if last_public is not None else None,
-        "seq": log_[-1].seq if log_ else 0,
+        "seq": seen.seq,
         "clock": clock.to_json() if clock is not None else None,
         # the dashboard marks a table whose referee has stopped, or whose sensors are not heard
-        "fault": table.supervisor.fault_json() if getattr(table, "supervisor", None) is not None else None,
-        "link": table.supervisor.link_json() if getattr(table, "supervisor", None) is not None else None,
+        "fault": seen.extra.get("fault"),
+        "link": seen.extra.get("link"),
         "web": web,
         "sent_at": time.time(),
     }

@@ -210,6 +210,13 @@ class Session:
         clock and health, public)."""
         return table_view.build(self, role, extra)
 
+    def guidance(self) -> dict[str, Any]:
+        """The part of the read model that says what the table must do now, cheap enough for every event (the
+        lights'): phase, the pending fix-up with each step's ``done``, the mismatch, the instructed move."""
+        with self._lock:
+            return {"phase": self.state.phase, "pending": table_view.pending_view(self),
+                    "mismatch": table_view.mismatch_view(self), "instruction": self.instruction_view()}
+
     def instruction_view(self) -> dict[str, Any] | None:
         """The move the table must make now for the side to move, if someone else decides it (public: it was
         told to the whole table)."""
