@@ -29,7 +29,17 @@ _CLOSE = object()  # put on a queue to end its stream (server stopping)
 
 
 class Occupancy(frozenset):
-    """A settled reading's occupied stations during play, for the seats' and arbiter's pages (not a logged event)."""
+    """A settled reading's occupied stations during play, for the seats' and arbiter's pages (not a logged event),
+    with the pending fix-up as the referee's read model has it now (its steps' ``done`` follow the board)."""
+
+    pending: dict[str, Any] | None = None
+
+
+class Guidance:
+    """The pending fix-up alone, for the spectator's page when a reading ticked a step (not a logged event)."""
+
+    def __init__(self, pending: dict[str, Any] | None) -> None:
+        self.pending = pending
 
 
 class Client:
@@ -64,6 +74,7 @@ class Hub:
         #: Held while an event is encoded: the thirty streams that wake together for one event wait for the first
         #: one's text instead of each encoding it again (which multiplied the work and the last stream's delay).
         self._encoding = threading.Lock()
+        self._pending: dict[str, Any] | None = None  # the pending fix-up last pushed with a reading
         session.subscribe(self.publish)
         watch = getattr(session, "watch_occupancy", None)
         if watch is not None:
@@ -94,11 +105,16 @@ class Hub:
         """Called by the session when a reading changes the board during play: queue it for the pages that may move
         pieces (the seats and the arbiter), never waiting; a full queue just skips it (the next event catches up)."""
         item = Occupancy(occupied)
+        guidance = getattr(self.session, "guidance", None)
+        item.pending = guidance()["pending"] if guidance is not None else None
+        changed, self._pending = item.pending != self._pending, item.pending
         with self._lock:
-            clients = [c for c in self._clients if c.role != SPECTATOR]
+            clients = list(self._clients)
         for c in clients:
+            if c.role == SPECTATOR and not changed:
+                continue
             try:
-                c.queue.put_nowait(item)
+                c.queue.put_nowait(Guidance(item.pending) if c.role == SPECTATOR else item)
             except queue.Full:
                 pass
 
@@ -177,7 +193,12 @@ class Hub:
                 if ev is _CLOSE:
                     break
                 if isinstance(ev, Occupancy):  # no id: it is not an event of the game, and a reconnect need not replay it
-                    yield f"data: {json.dumps({'event': 'board', 'occupied': sorted(ev), 'live': True}, separators=(',', ':'))}\n\n"
+                    live = {"event": "board", "occupied": sorted(ev), "live": True, "pending": ev.pending}
+                    yield f"data: {json.dumps(live, ensure_ascii=False, separators=(',', ':'))}\n\n"
+                    continue
+                if isinstance(ev, Guidance):
+                    live = {"event": "guidance", "live": True, "pending": ev.pending}
+                    yield f"data: {json.dumps(live, ensure_ascii=False, separators=(',', ':'))}\n\n"
                     continue
                 if ev.seq <= last:
                     continue

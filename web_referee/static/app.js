@@ -176,7 +176,8 @@
       } else text = IS_SEAT && !st.setups.includes(ROLE) ? t("page.banner.setup_you") : t("page.banner.setup", {done, total: G.sides.length});
     } else if (st.phase === "play" && st.waiting_for_board && st.ply === 0) {
       text = t("page.banner.layout");
-    } else if (st.phase === "play" && st.waiting_for_board) {
+    } else if (st.phase === "play" && (st.waiting_for_board || S.pending || S.mismatch)) {
+      // the referee waits for the board (a fix-up, a mismatch): the next move comes after it
       text = t("page.banner.fix_first", {side: st.turn});
     } else if (st.phase === "play") {
       text = IS_SEAT && st.turn === ROLE ? t("page.banner.your_turn", {side: st.turn, ply: st.ply + 1}) : t("page.banner.turn", {side: st.turn, ply: st.ply + 1});
@@ -186,7 +187,7 @@
     }
     if (st.paused && !replay) text = `${t("page.banner.paused")} · ${text}`;
     banner.textContent = text;
-    const mine = IS_SEAT && st.phase === "play" && st.turn === ROLE && !st.waiting_for_board;
+    const mine = IS_SEAT && st.phase === "play" && st.turn === ROLE && !st.waiting_for_board && !S.pending && !S.mismatch;
     banner.className = `turn-${cls(st.turn || "none")} phase-${st.phase}` + (mine ? " mine" : "") + (replay ? " replaying" : "");
   }
 
@@ -727,6 +728,12 @@
 
   /* a reading of the board during play (seats and arbiter): who lifted what shows at once; not an event of the game */
   function onOccupancy(ev) {
+    if (S && "pending" in ev) {
+      // the referee's read model, as the reading left it: which fix-up steps the board has done
+      S.pending = ev.pending;
+      if (!S.mismatch) S.guidance = ev.pending;
+    }
+    if (ev.event === "guidance") { if (S) render(); return; }
     const occ = new Set(ev.occupied);
     if (prevOccupied) for (const st of new Set([...occ, ...prevOccupied])) if (occ.has(st) !== prevOccupied.has(st)) fixTrack.touched.add(st);
     prevOccupied = occ;
