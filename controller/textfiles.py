@@ -20,11 +20,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from controller.errors import FaceDownError
+
 #: Deepest nesting of brackets we parse; FaceDown's documents need fewer than ten levels.
 MAX_DEPTH = 200
 
 
-class InputFileError(ValueError):
+class InputFileError(FaceDownError, ValueError):
     """A file the user gave cannot be read or parsed; the message names the file and the place."""
 
 

@@ -26,6 +26,8 @@ from typing import Any, TextIO
 
 from waitress.server import TcpWSGIServer
 
+from controller.errors import FaceDownError
+
 log = logging.getLogger(__name__)
 
 #: Defaults: spectator streams in all, streams per seat/arbiter token, connections per client address.
@@ -35,7 +37,7 @@ PER_ADDRESS = 64
 PAGE_THREADS = 8  # worker threads kept free of event streams, for pages, state and actions
 
 
-class WebServerError(OSError):
+class WebServerError(FaceDownError, OSError):
     """The web referee cannot listen (the port is taken, the address is not this machine's): says which."""
 
 

@@ -8,6 +8,8 @@ import textwrap
 import time
 from typing import TYPE_CHECKING, Any
 
+from controller.errors import FaceDownError
+
 if TYPE_CHECKING:
     from controller.referee.journal import Event, GameSummary, Journal
     from controller.rules import GameDef, GameState
@@ -190,14 +192,13 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from controller.referee.journal import JournalError, default_path
+    from controller.referee.journal import default_path
     from controller.referee.replay import ReplayError
-    from controller.rules import RulesError
 
     try:
         summary, events, game = _load(args)
         final, lines = move_lines(events, game)
-    except (JournalError, ReplayError, RulesError) as exc:
+    except FaceDownError as exc:
         return _fail(f"{args.journal or default_path()}: game {args.id}: {exc}" if isinstance(exc, ReplayError) else exc)
     print(f"game {summary.id}: {final.game.name}, {_when(summary.started)}, {result_text(final.result.to_json() if final.result else None, final.game)}")
     for line in lines:
@@ -209,9 +210,8 @@ def run_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from controller.records import RecordError
-    from controller.referee.journal import JournalError, default_path
+    from controller.referee.journal import default_path
     from controller.referee.replay import ReplayError
-    from controller.rules import RulesError
 
     try:
         summary, events, game = _load(args)
@@ -223,7 +223,7 @@ def run_export(args: argparse.Namespace) -> int:
             text = export_text(summary, events, game)
     except RecordError as exc:
         return _fail(f"{args.journal or default_path()}: {exc}")
-    except (JournalError, ReplayError, RulesError) as exc:
+    except FaceDownError as exc:
         return _fail(f"{args.journal or default_path()}: game {args.id}: {exc}" if isinstance(exc, ReplayError) else exc)
     if args.out is None:
         sys.stdout.write(text)

@@ -9,6 +9,7 @@ import json
 import sys
 from typing import Any, TextIO
 
+from controller.errors import FaceDownError
 from controller.textfiles import InputFileError, decode, parse_json, read_text
 
 
@@ -27,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-class ScriptError(ValueError):
+class ScriptError(FaceDownError, ValueError):
     """A line of a script file is not one of the documented forms."""
 
 

@@ -179,7 +179,6 @@ def _human(args: argparse.Namespace, kind: str, count: int) -> list[tuple[int, d
 
 
 def run_import_human(args: argparse.Namespace) -> int:
-    from controller.records import RecordError
     from controller.records.ataraxos import SETUP_FILES
     from controller.rules import load_game
     from controller.setups_store import SetupStoreError
@@ -192,7 +191,7 @@ def run_import_human(args: argparse.Namespace) -> int:
         chosen = _human(args, args.kind, args.count)
         for line, placement in chosen:
             store.save(game, args.side, f"human {args.kind} {line}", placement)
-    except (RecordError, ValueError) as exc:
+    except ValueError as exc:  # a RecordError, or a bad side
         return _fail(exc)
     except SetupStoreError as exc:
         return _fail(f"{exc}\n{_problems_text(exc.problems)}")
@@ -201,7 +200,6 @@ def run_import_human(args: argparse.Namespace) -> int:
 
 
 def run_pick(args: argparse.Namespace) -> int:
-    from controller.records import RecordError
     from controller.records.ataraxos import SETUP_FILES
     from controller.rules import load_game
     from controller.setups_store import SetupStoreError
@@ -216,7 +214,7 @@ def run_pick(args: argparse.Namespace) -> int:
         name = args.name or f"human {kind} {line}"
         if not args.no_save:
             _store(args).save(game, args.side, name, placement)
-    except (RecordError, ValueError) as exc:
+    except ValueError as exc:  # a RecordError, or a bad side
         return _fail(exc)
     except SetupStoreError as exc:
         return _fail(f"{exc}\n{_problems_text(exc.problems)}")

@@ -43,6 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.errors import FaceDownError
+
 #: "FDJN" in the SQLite header's application id field: marks the file as a FaceDown journal.
 APPLICATION_ID = 0x46444A4E
 SCHEMA_VERSION = 2  # 2: the `reaction` kind (a seat's answer to an optional reaction, its standing choice)
@@ -106,7 +108,7 @@ class GameFile:
     text: str
 
 
-class JournalError(Exception):
+class JournalError(FaceDownError):
     """The journal file is missing, not a FaceDown journal, corrupt, or has no such game; names the file."""
 
 

@@ -20,6 +20,7 @@ import yaml
 
 from controller.docreader import DocReader, DocumentProblem, kind_of, load_yaml
 from controller.docreader import join as _join
+from controller.errors import FaceDownError
 
 FORMAT_VERSION = 1
 #: reed: occupancy only; rfid: a reader per station; hybrid: reeds and a reader per station; checkin: reeds under the
@@ -45,7 +46,7 @@ PROFILES_DIR_ENV = "FACEDOWN_PROFILES_DIR"
 Channel = tuple[int, int] | int
 
 
-class ProfileError(ValueError):
+class ProfileError(FaceDownError, ValueError):
     """A hardware profile is missing or malformed: names the file, the path inside the document and what was expected."""
 
     def __init__(self, file: str, where: str, expected: str) -> None:
