@@ -216,7 +216,8 @@ def run_export(args: argparse.Namespace) -> int:
     try:
         summary, events, game = _load(args)
         if getattr(args, "format", "text") == "gravon":
-            from controller.records.gravon import export_game, format_game
+            from controller.records.gravon import format_game
+            from controller.referee.gravon_journal import export_game
 
             text = format_game(export_game(events, summary.id))
         else:
@@ -245,7 +246,8 @@ def run_import(args: argparse.Namespace) -> int:
     move number and why, and nothing of it is written."""
     from controller.commands.rules import parse_options
     from controller.records import RecordError
-    from controller.records.gravon import import_game, read, result_of
+    from controller.records.gravon import read, result_of
+    from controller.referee.gravon_journal import import_game
     from controller.referee.journal import Journal, default_path
 
     options = parse_options(args.option)

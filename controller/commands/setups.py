@@ -6,21 +6,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
 from typing import Any
 
-#: An Ataraxos data folder to use instead of the one in the package when --corpus is not given.
-CORPUS_ENV = "FACEDOWN_ATARAXOS"
-
-
-def human_setups(corpus: str | None) -> Any:
-    """The Ataraxos collection: the folder ``corpus`` or $FACEDOWN_ATARAXOS if set, else the package's own copy."""
-    from controller.records.corpus import folder, packaged
-
-    chosen = corpus or os.environ.get(CORPUS_ENV)
-    return folder(chosen) if chosen else packaged("ataraxos-stratego")
+from controller.records.ataraxos import CORPUS_ENV
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -166,8 +156,9 @@ def run_validate(args: argparse.Namespace) -> int:
 
 def _human(args: argparse.Namespace, kind: str, count: int) -> list[tuple[int, dict[str, str]]]:
     from controller.records.ataraxos import as_blue, parse_setup_lines, sample_lines, setups_member
+    from controller.records.ataraxos import collection as ataraxos
 
-    collection = human_setups(args.corpus)
+    collection = ataraxos(args.corpus)
     member = setups_member(kind)
     lines = parse_setup_lines(collection.read_text(member, "ascii"))
     chosen = sample_lines(lines, count, random.Random(args.seed), collection.where(member))
