@@ -1,11 +1,14 @@
 """The product's structure (issue 36), read from the source with ``ast``: no module imports one above it in the layer
 order (lazy imports in functions and ``TYPE_CHECKING`` imports count too), no import cycle at run time between
 modules (nor between the parts of one layer), no reach into another module's private names, nothing under tests/
-imported by the product or the benchmarks, and Flask imported only by web_referee/. Each failure names file:line."""
+imported by the product or the benchmarks, Flask imported only by web_referee/, and one root for the product's
+errors. Each failure names file:line (or the module and class)."""
 
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -352,10 +355,18 @@ BENCHMARKS_USING_TEST_HARNESSES = {"benchmarks.club", "benchmarks.e2e", "benchma
 def test_the_benchmarks_import_nothing_under_tests() -> None:
     names = names_under_tests()
     known = modules("benchmarks")
-    found = [f"{imp.where()}: {imp.source} imports {imp.target}, which is under tests/"
-             for name, path in known.items() if name not in BENCHMARKS_USING_TEST_HARNESSES
-             for imp in imports(name, path, known) if imp.target.split(".")[0] in names]
+    found, harnessed = [], set()
+    for name, path in known.items():
+        for imp in imports(name, path, known):
+            if imp.target.split(".")[0] not in names:
+                continue
+            if name in BENCHMARKS_USING_TEST_HARNESSES:
+                harnessed.add(name)
+            else:
+                found.append(f"{imp.where()}: {imp.source} imports {imp.target}, which is under tests/")
     assert not found, "\n".join(found)
+    gone = sorted(BENCHMARKS_USING_TEST_HARNESSES - harnessed)
+    assert not gone, f"fixed: drop {gone} from BENCHMARKS_USING_TEST_HARNESSES in tests/test_layering.py"
 
 
 @pytest.mark.parametrize("library", ["flask", "werkzeug"])
@@ -363,3 +374,25 @@ def test_only_web_referee_imports_flask(library: str) -> None:
     found = [f"{imp.where()}: {imp.source} imports {imp.target}: Flask belongs to web_referee/ alone"
              for imp in product_imports() if imp.target.split(".")[0] == library and not imp.source.startswith("web_referee")]
     assert not found, "\n".join(found)
+
+
+# ---------------------------------------------------------------------- one error root
+#: Errors not yet under FaceDownError (module, class): removed by the read-model change (issue 36), which re-roots it.
+EXPECTED_UNROOTED = {("controller.referee.session", "ReactionRefused")}
+
+
+def test_every_error_the_product_defines_derives_from_facedown_error() -> None:
+    from controller.errors import FaceDownError
+
+    unrooted = set()
+    for name in modules(*PRODUCT):
+        module = importlib.import_module(name)
+        for cls_name, cls in vars(module).items():
+            if inspect.isclass(cls) and issubclass(cls, BaseException) and cls.__module__ == name \
+                    and not issubclass(cls, FaceDownError):
+                unrooted.add((name, cls_name))
+    found = sorted(unrooted - EXPECTED_UNROOTED)
+    assert not found, "errors outside the one root (derive them from controller.errors.FaceDownError and keep their " \
+        "built-in base, e.g. class XError(FaceDownError, ValueError)):\n" + "\n".join(f"{m}.{c}" for m, c in found)
+    gone = sorted(EXPECTED_UNROOTED - unrooted)
+    assert not gone, f"fixed: drop {gone} from EXPECTED_UNROOTED in tests/test_layering.py"
