@@ -451,6 +451,8 @@ def find_profile(name: str | Path) -> Profile:
     path = Path(name)
     if path.suffix in (".yaml", ".yml") and path.exists():
         return load_profile(path)
+    if path.suffix in (".yaml", ".yml") or len(path.parts) > 1:  # a file was meant, not a shipped profile's name
+        raise ProfileError(str(path), "(file)", f"no such hardware profile; shipped profiles: {', '.join(profile_ids())}")
     candidate = profiles_dir() / f"{name}.yaml"
     if not candidate.exists():
         raise ProfileError(str(candidate), "(file)", f"a hardware profile; shipped profiles: {', '.join(profile_ids())}")
