@@ -1,4 +1,5 @@
-"""Gravon Stratego records ("strados2" XML files from gravon.de): read, replay through the rules engine, write.
+"""Gravon Stratego records ("strados2" XML files from gravon.de): read, replay through the rules engine, write
+(into and out of the journal: controller.referee.gravon_journal).
 
 Squares: Gravon columns ``A B C D E F G H I K`` (there is no ``J``) and rows ``1``-``9`` with ``:`` for row 10;
 FaceDown stations are ``a1`` .. ``j10``, so ``K:`` is ``j10``. Row 1 is Red's back row in both.
