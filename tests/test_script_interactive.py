@@ -151,6 +151,12 @@ def test_a_line_too_long_is_refused_with_its_number_without_reading_it_all() -> 
     assert "facedown script: <stdin>: line 2: longer than 65,536 bytes (a script line is one JSON object)" in err, err
 
 
+def test_a_closed_standard_input_is_said_so() -> None:
+    done = subprocess.run(["sh", "-c", 'exec "$0" -m controller.cli script stratego - <&-', sys.executable],
+                          capture_output=True, cwd=ROOT, env=ENV, timeout=60)
+    assert done.returncode == 2 and b"<stdin>: standard input is closed" in done.stderr, done.stderr
+
+
 def test_a_file_and_standard_input_give_the_same_events(tmp_path: Path) -> None:
     state, placed = deployments(seed=11)
     lines = [{"setup": side, "pieces": placed[side]} for side in state.game.sides] + [{"tick_ms": 50}]

@@ -212,6 +212,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
     try:
         if args.file == "-":
+            if sys.stdin is None:  # started with standard input closed
+                raise InputFileError("<stdin>: standard input is closed (give the script a FILE, or pipe it in)")
             lines: Any = stream_lines(sys.stdin.buffer)
         else:
             lines = io.StringIO(read_text(args.file, "script"))
