@@ -340,10 +340,12 @@ def names_under_tests() -> set[str]:
         {p.name for p in (ROOT / "tests").iterdir() if (p / "__init__.py").exists()}
 
 
-def test_the_product_imports_nothing_under_tests() -> None:
+def test_the_product_imports_nothing_under_tests_or_benchmarks() -> None:
     names = names_under_tests()
     found = [f"{imp.where()}: {imp.source} imports {imp.target}, which is under tests/"
              for imp in product_imports() if imp.target.split(".")[0] in names]
+    found += [f"{imp.where()}: {imp.source} imports {imp.target}, which is under benchmarks/"
+              for imp in product_imports() if imp.target.split(".")[0] == "benchmarks"]
     assert not found, "\n".join(found)
 
 
