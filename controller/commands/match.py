@@ -148,7 +148,6 @@ def _journal(journal: Journal, recorder: ArenaRecorder, names: dict[str, str], r
              index: int) -> int | None:
     """Write one finished game to the journal; a game that never started, or a journal that refuses the write, is
     said on stderr (the match goes on) and gives None."""
-
     try:
         return recorder.write(journal, names, record.failures, max_plies)
     except (FaceDownError, ValueError, OSError) as exc:
