@@ -208,9 +208,7 @@ def growth() -> None:
     import json
     import tracemalloc
 
-    sys.path.insert(0, str(ROOT / "tests"))
-    from test_linear_replay import long_game, prefix
-
+    from benchmarks.seeded_games import long_game, prefix
     from controller.commands.record import move_lines
     from controller.referee.replay import iter_replay_steps
     from controller.rules import ARBITER

@@ -23,10 +23,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.seeded_games import play_physically  # noqa: E402  (the same rendering the tests use)
 from controller.commands.script import run_script  # noqa: E402
 from controller.records import corpus, gravon  # noqa: E402
 from controller.rules import new_game  # noqa: E402
-from tests.physical import play_physically  # noqa: E402  (the same rendering the tests use)
 
 SETTLE_MS = 30
 
@@ -51,8 +51,8 @@ def script_lines(record: gravon.GravonGame) -> tuple[list[str], int]:
 
 def scaling(repeat: int) -> int:
     """``--scaling``: how the replay paths' CPU time grows from a 1,000- to a 5,000-ply game (the test's figures)."""
+    from benchmarks.seeded_games import long_game, prefix, replay_as_the_web_does, walk_rulings
     from controller.commands.record import move_lines
-    from tests.test_linear_replay import long_game, prefix, replay_as_the_web_does, walk_rulings
 
     game = long_game(5000, seed=3)
     paths = [("web replay (views encoded)", replay_as_the_web_does), ("rulings with the state after each", walk_rulings),

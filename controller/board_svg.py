@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
+from controller.errors import FaceDownError
+
 #: Paper sizes in millimetres (portrait width, height).
 PAPER_MM: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 #: Default distance between neighbouring stations on paper: room for a 30 mm piece and a 10 mm magnet, and far
@@ -77,7 +79,7 @@ _PRINT_LINE = {
 _OTHER_DASHES = (None, "4 2", "1 2", "6 2 1 2")
 
 
-class BoardDrawingError(ValueError):
+class BoardDrawingError(FaceDownError, ValueError):
     """A board cannot be drawn as asked (bad pitch, unknown paper, a profile for another game)."""
 
 

@@ -6,6 +6,8 @@ import argparse
 import importlib
 import sys
 
+from controller.errors import FaceDownError
+
 #: Subcommand modules under controller.commands, in the order `facedown --help` lists them.
 COMMANDS = [
     "games",
@@ -52,24 +54,13 @@ def _command_named(argv: list[str] | None) -> str | None:
     return name if name in COMMANDS else None
 
 
-def _user_errors() -> tuple[type[BaseException], ...]:
-    """Errors that are the user's input being wrong (a file, a profile, a journal): a message, not a traceback."""
-    from controller.referee.journal import JournalError
-    from controller.referee.replay import ReplayError
-    from controller.rules.errors import RulesError
-    from controller.sensing.profile import ProfileError
-    from controller.textfiles import InputFileError
-
-    return (RulesError, ProfileError, JournalError, ReplayError, InputFileError)
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except _user_errors() as exc:
+    except FaceDownError as exc:  # refused on purpose (a file, a profile, a journal...): a message, not a traceback
         print(f"facedown: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

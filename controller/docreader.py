@@ -10,13 +10,14 @@ from typing import Any
 
 import yaml
 
+from controller.errors import FaceDownError
 from controller.textfiles import nesting_depth
 
 #: Deepest nesting a YAML document may have (FaceDown's need fewer than ten levels).
 MAX_DEPTH = 200
 
 
-class DocumentProblem(Exception):
+class DocumentProblem(FaceDownError):
     """A YAML document that parses but cannot be accepted: ``where`` in it, and what was ``expected``."""
 
     def __init__(self, where: str, expected: str) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.errors import FaceDownError
 from controller.rules import GameDef
 from controller.rules.errors import SetupProblem
 from controller.rules.setup import check_deployment
@@ -27,7 +28,7 @@ MAX_PER_SIDE = 50
 MAX_FILE_BYTES = 32 * 1024
 
 
-class SetupStoreError(ValueError):
+class SetupStoreError(FaceDownError, ValueError):
     """A deployment cannot be saved or read: a bad name, an unknown side, or a deployment the rules refuse."""
 
     def __init__(self, message: str, problems: list[SetupProblem] | None = None) -> None:

@@ -20,11 +20,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from controller.errors import FaceDownError
+
 #: Deepest nesting of brackets we parse; FaceDown's documents need fewer than ten levels.
 MAX_DEPTH = 200
 
 
-class InputFileError(ValueError):
+class InputFileError(FaceDownError, ValueError):
     """A file the user gave cannot be read or parsed; the message names the file and the place."""
 
 
@@ -44,13 +46,15 @@ def read_text(path: str | Path, what: str = "file") -> str:
     return decode(data, str(p), what)
 
 
-def decode(data: bytes, where: str, what: str = "file") -> str:
-    """``data`` as UTF-8 text (a leading byte-order mark is dropped), or where the first bad byte is."""
+def decode(data: bytes, where: str, what: str = "file", first_line: int = 1) -> str:
+    """``data`` as UTF-8 text (a leading byte-order mark is dropped), or where the first bad byte is; ``data`` starts
+    at line ``first_line`` of ``where`` (a stream read line by line)."""
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig" if first_line == 1 else "utf-8")
     except UnicodeDecodeError as exc:
+        data = exc.object  # without a byte-order mark: the offsets count from there
         before = data[:exc.start]
-        line = before.count(b"\n") + 1
+        line = before.count(b"\n") + first_line
         column = exc.start - (before.rfind(b"\n") + 1) + 1
         raise InputFileError(f"{where}: line {line}, column {column}: byte 0x{data[exc.start]:02X} is not UTF-8 text "
                              f"(save the {what} as UTF-8)") from None

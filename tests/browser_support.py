@@ -350,7 +350,7 @@ def play_move(page: Any, table: Any, frm: str, to: str, taps: list[float]) -> Pl
     """The player on ``page`` moves or attacks by tapping (lift, lift the enemy, put down), then follows the fix-up
     checklist: each station it acts on is marked on the board and named by a step, the steps tick off (never come
     back) and the list empties as the board comes to match."""
-    from physical import fixup_stations
+    from benchmarks.seeded_games import fixup_stations
 
     page.evaluate("() => { window.__fixTodo = []; }")
     before = {s: p.uid for s, p in table.state.board.items()}

@@ -1,5 +1,5 @@
-"""Test helper: renders games of the engine into physical sensor-event scripts (with optional noise) for the
-simulated board, as players would produce them at the table. Used by tests and benchmarks only."""
+"""Test helper: renders random games of the engine into physical sensor-event scripts (with optional noise) for the
+simulated board, as players would produce them at the table (one move at a time: benchmarks/seeded_games.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.rules import GameState, Move, Ruling, new_game
+from benchmarks.seeded_games import fixup_stations
+from controller.rules import GameState, Move, new_game
 from controller.rules.deploy import random_deployment
 
 
@@ -37,34 +38,6 @@ class Script:
 
     def text(self) -> list[str]:
         return [json.dumps(x) for x in self.lines]
-
-
-def fixup_stations(before: dict[str, int], frm: str, to: str, state: GameState) -> tuple[list[str], list[str]]:
-    """After the move ``frm``-``to`` was judged: the stations to lift, then those to place, so the table (the mover
-    standing on ``to``, any enemy piece in hand) matches the engine's board. ``before`` is station -> uid before."""
-    physical = dict(before)
-    physical[to] = physical.pop(frm)
-    after = {s: p.uid for s, p in state.board.items()}
-    changed = sorted(s for s in set(physical) | set(after) if physical.get(s) != after.get(s))
-    return [s for s in changed if s in physical], [s for s in changed if s in after]
-
-
-def play_physically(state: GameState, frm: str, to: str, act: Callable[[str, str], None]) -> Ruling:
-    """Judge ``frm``-``to`` and do it at the table through ``act(kind, station)``: lift, (lift the enemy), place,
-    then the fix-up the ruling asks for. No noise; see random_game_script for that."""
-    before = {s: p.uid for s, p in state.board.items()}
-    attack = to in state.board
-    ruling = state.apply((frm, to))
-    act("lift", frm)
-    if attack:
-        act("lift", to)
-    act("place", to)
-    lifts, places = fixup_stations(before, frm, to, state)
-    for s in lifts:
-        act("lift", s)
-    for s in places:
-        act("place", s)
-    return ruling
 
 
 def _tick(script: Script, ms: int) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from emulator.chip import FIRMWARE, EmulatedScanner, missing_tools, ws2812_frames
 
+from benchmarks.seeded_games import fixup_stations
 from controller.referee.checkin import CheckInBoard
 from controller.referee.session import Session
 from controller.rules import new_game
@@ -29,7 +30,7 @@ from controller.rules.deploy import random_deployment
 from controller.sensing import scanner_protocol as sp
 from controller.sensing.base import Snapshot
 from controller.sensing.serial_link import SerialScannerBoard
-from tests.physical import fixup_stations, random_game_script
+from tests.physical import random_game_script
 
 MS = 1_000_000  # ns
 #: A change counts as reported when its CHG line's first byte reaches the USB host. The scan that finds it settled

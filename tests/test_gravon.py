@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from controller.cli import main
 from controller.records import RecordError, gravon
+from controller.referee import gravon_journal
 from controller.referee.journal import Event, Journal
 from controller.rules import load_game, new_game
 from controller.rules.hooks import HOOKS
@@ -111,7 +112,7 @@ def test_import_then_export_gives_the_same_files() -> None:
     for path in GAMES:
         start, events = gravon.journal_events(gravon.read(path))
         journaled = [Event(0, "game", start, 0.0)] + [Event(i, kind, data, 0.0) for i, (kind, data) in enumerate(events, 1)]
-        assert gravon.format_game(gravon.export_game(journaled, 1)) == path.read_text(encoding="utf-8"), path.name
+        assert gravon.format_game(gravon_journal.export_game(journaled, 1)) == path.read_text(encoding="utf-8"), path.name
 
 
 #: Through a real journal file every event is an fsynced transaction (about 4 ms each here), so the default run
@@ -122,9 +123,9 @@ JOURNALED = GAMES if os.environ.get("FACEDOWN_FULL_CORPUS") else [
 
 def test_import_into_a_journal_then_export(tmp_path: Path) -> None:
     with Journal(tmp_path / "j.sqlite") as j:
-        ids = {path: gravon.import_game(j, gravon.read(path)) for path in JOURNALED}
+        ids = {path: gravon_journal.import_game(j, gravon.read(path)) for path in JOURNALED}
         for path, gid in ids.items():
-            assert gravon.format_game(gravon.export_game(j.events(gid), gid)) == path.read_text(encoding="utf-8"), path.name
+            assert gravon.format_game(gravon_journal.export_game(j.events(gid), gid)) == path.read_text(encoding="utf-8"), path.name
             assert j.summary(gid).result is not None
 
 
@@ -160,7 +161,7 @@ def test_a_physical_game_exports_with_its_result(tmp_path: Path) -> None:
 
     with Journal(tmp_path / "j.sqlite") as j:
         play(j, seed=5, moves=30)  # blue takes the flag on move 20
-        record = gravon.export_game(j.events(1), 1)
+        record = gravon_journal.export_game(j.events(1), 1)
         back = gravon.parse(gravon.format_game(record))
     assert (back.type, back.result_type, back.winner, len(back.moves)) == ("classic", 1, 2, 20)
     assert gravon.replay(back).result is not None

@@ -12,42 +12,14 @@ from typing import Any
 
 import pytest
 
+from benchmarks.seeded_games import long_game, prefix, replay_as_the_web_does, walk_rulings
 from controller import rules
 from controller.commands.record import move_lines
 from controller.referee.journal import Event
-from controller.referee.replay import iter_replay_steps, rebuild, rulings
-from controller.rules import ARBITER, GameState, new_game
+from controller.referee.replay import rebuild, rulings
+from controller.rules import GameState, new_game
 from controller.rules.deploy import random_deployment
 from controller.rules.hooks import MoreSquares
-
-
-def long_game(plies: int, seed: int, options: dict[str, Any] | None = None) -> list[Event]:
-    """The journal events of a seeded random Stratego game of ``plies`` moves, with no draw by moves without a capture.
-
-    Mostly quiet moves (an attack one move in 200) so that the flags survive long enough; still real rulings."""
-    rng = random.Random(seed)
-    opts = {"no_capture_draw": None, **(options or {})}
-    state = new_game("stratego", opts)
-    events = [Event(1, "game", {"game": "stratego", "options": dict(state.options)}, 0.0)]
-    for side in state.game.sides:
-        placement = random_deployment(state.game, side, rng)
-        state.deploy(side, placement)
-        events.append(Event(len(events) + 1, "deploy", {"side": side, "placement": placement}, 0.0))
-    while state.ply < plies:
-        assert state.phase == "play", f"seed {seed}: the random game ended at ply {state.ply}"
-        moves = state.legal_moves()
-        quiet = [m for m in moves if m.to not in state.board]
-        move = rng.choice(quiet if quiet and rng.random() < 0.995 else moves)
-        side = state.turn
-        state.apply(move)
-        events.append(Event(len(events) + 1, "move", {"side": side, "from": move.frm, "to": move.to}, 0.0))
-    return events
-
-
-def prefix(events: list[Event], plies: int) -> list[Event]:
-    """The events up to and including the ``plies``-th move."""
-    moves = [i for i, e in enumerate(events) if e.kind == "move"]
-    return events[: moves[plies - 1] + 1]
 
 
 @pytest.fixture(scope="module")
@@ -81,17 +53,6 @@ def cost(fn: Callable[[], Any], monkeypatch: pytest.MonkeyPatch) -> tuple[int, i
     finally:
         tracemalloc.stop()
     return calls[0], peak
-
-
-def replay_as_the_web_does(events: list[Event]) -> int:
-    """Encode each step as it comes, as the web app's replay does; the byte count, so nothing is optimised away."""
-    import json
-
-    return sum(len(json.dumps(step)) for step in iter_replay_steps(events, ARBITER))
-
-
-def walk_rulings(events: list[Event]) -> int:
-    return sum(len(state.board) for _ruling, state in rulings(events))
 
 
 @pytest.mark.parametrize("name,fn", [

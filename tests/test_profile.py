@@ -120,6 +120,13 @@ def test_unknown_default_profile_names_the_shipped_ones():
         default_profile("chess")
 
 
+def test_a_profile_file_that_is_not_there_is_named_as_given(tmp_path):
+    for missing in (tmp_path / "board.yaml", tmp_path / "boards" / "mine"):
+        with pytest.raises(ProfileError) as caught:
+            find_profile(str(missing))
+        assert str(caught.value).startswith(f"{missing}: (file): no such hardware profile; shipped profiles: "), caught.value
+
+
 def test_profiles_dir_from_environment(tmp_path, monkeypatch):
     write(tmp_path, matrix_doc(), "luzhanqi.yaml")
     monkeypatch.setenv("FACEDOWN_PROFILES_DIR", str(tmp_path))

@@ -8,9 +8,9 @@ from __future__ import annotations
 import io
 import json
 
+from benchmarks.seeded_games import play_physically
 from controller.commands.script import run_script
 from controller.rules import load_game, new_game
-from tests.physical import play_physically
 
 GAME = "sanjunqi"
 SETTLE = 30

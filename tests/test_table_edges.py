@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from test_rules_helpers import position
 
+from benchmarks.seeded_games import play_physically
 from controller.referee.session import Session
 from controller.rules import GameState
 from controller.sensing.sim import SimBoard
-from tests.physical import play_physically
 
 
 class Table:

@@ -26,6 +26,8 @@ from typing import Any, TextIO
 
 from waitress.server import TcpWSGIServer
 
+from controller.errors import FaceDownError
+
 log = logging.getLogger(__name__)
 
 #: Defaults: spectator streams in all, streams per seat/arbiter token, connections per client address.
@@ -35,7 +37,7 @@ PER_ADDRESS = 64
 PAGE_THREADS = 8  # worker threads kept free of event streams, for pages, state and actions
 
 
-class WebServerError(OSError):
+class WebServerError(FaceDownError, OSError):
     """The web referee cannot listen (the port is taken, the address is not this machine's): says which."""
 
 
@@ -71,9 +73,9 @@ class FairServer(TcpWSGIServer):
         for ch in list(self.active_channels.values()):
             req = ch.request
             if req is not None and not req.headers_finished:
-                started = getattr(req, "_fd_started", None)
+                started = getattr(req, "facedown_started", None)
                 if started is None:
-                    req._fd_started = ch.last_activity if ch.last_activity < now else now
+                    req.facedown_started = ch.last_activity if ch.last_activity < now else now
                 elif started < cutoff:
                     ch.will_close = True  # headers trickling in for too long: a slow-header attack
             elif req is None and not ch.requests and ch.creation_time < cutoff and ch.last_activity == ch.creation_time:

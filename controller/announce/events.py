@@ -6,6 +6,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from controller.errors import FaceDownError
 from controller.rules.say import Say, is_say, say
 
 #: Every public event kind, with the keys it must carry (optional keys such as ``ply`` are not listed).
@@ -39,7 +40,7 @@ REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
 ATTACK_OUTCOMES = ("attacker", "defender", "both", "bounce")
 
 
-class EventError(ValueError):
+class EventError(FaceDownError, ValueError):
     """A published event does not have the shape the announcers were promised."""
 
 

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from controller.errors import FaceDownError
+
 from .console import event_words
 from .events import unknown_kind
 from .worker import PlayQueue
@@ -26,7 +28,7 @@ DEBIAN_PACKAGE = "espeak-ng"
 CATALOG = {"zh": "zh-Hans", "en": "en"}
 
 
-class EspeakMissingError(RuntimeError):
+class EspeakMissingError(FaceDownError, RuntimeError):
     """espeak-ng is not installed, so nothing can be spoken."""
 
 

@@ -14,6 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
+from controller.errors import FaceDownError
 from controller.rules import GameDef, load_game
 from controller.rules.hooks import Run, TwoSquares
 from controller.rules.state import GameState, Move
@@ -21,7 +22,7 @@ from controller.rules.state import GameState, Move
 from .belief import Belief, Prior
 
 
-class BotError(RuntimeError):
+class BotError(FaceDownError, RuntimeError):
     """A bot failed: it crashed, broke the protocol, answered too late or answered nonsense. ``why`` is a short
     code (``crashed``, ``timeout``, ``protocol``, ``illegal``, ``bad_setup``) and the message says what happened."""
 

@@ -246,7 +246,6 @@ class Belief:
         st.out = dict(self.out)
         st.result = None
         st.deployments = {}
-        st._late_out = []
         for hook in st.hooks:
             hook.start(st)
         if self.carries and "carry_flag" in st.hook_data:

@@ -47,9 +47,8 @@ def _human(gdef: GameDef, side: str, limit: int, seed: int) -> tuple[dict[str, s
         pass
     if kind is None:
         return tuple(out[:limit])
-    from controller.commands.setups import human_setups as collection
     from controller.records import RecordError
-    from controller.records.ataraxos import as_blue, human_setup, parse_setup_lines, setups_member
+    from controller.records.ataraxos import as_blue, collection, human_setup, parse_setup_lines, setups_member
 
     try:  # the package's own copy of the Ataraxos data, or $FACEDOWN_ATARAXOS
         lines = [t for _n, t in parse_setup_lines(collection(None).read_text(setups_member(kind), "ascii")) if len(t) == 40]

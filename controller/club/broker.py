@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from controller.errors import FaceDownError
+
 PASSWORD_ENV = "FACEDOWN_CLUB_PASSWORD"
 ROOT = "facedown"
 _TABLE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 
 
-class ClubError(ValueError):
+class ClubError(FaceDownError, ValueError):
     """A club setting that cannot work (a bad broker address, table name, password file...)."""
 
 

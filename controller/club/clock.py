@@ -14,10 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.errors import FaceDownError
+
 DEFAULT_WARN_S = (60.0, 10.0)
 
 
-class ClockError(ValueError):
+class ClockError(FaceDownError, ValueError):
     """A time control that cannot be understood."""
 
 

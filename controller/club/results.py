@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.errors import FaceDownError
+
 from .broker import check_table_name
 
 CSV_FIELDS = ("ended_at", "table", "game", "game_key", "players", "winners", "reason", "plies")
 
 
-class ResultError(ValueError):
+class ResultError(FaceDownError, ValueError):
     """A result that cannot be counted."""
 
 

@@ -32,15 +32,16 @@ def default_results_path() -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.club.broker import ClubError, parse_broker
-    from controller.club.results import ResultBook, ResultError
+    from controller.club.broker import parse_broker
+    from controller.club.results import ResultBook
+    from controller.errors import FaceDownError
     from web_referee.club import ClubListener, ClubServer, ClubState
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         broker = parse_broker(args.broker, username=args.club_user, password_file=args.club_password_file, ca_file=args.club_ca)
         book = ResultBook(args.results or default_results_path())
-    except (ClubError, ResultError) as exc:
+    except FaceDownError as exc:
         raise SystemExit(f"facedown club: {exc}") from None
     state = ClubState(book)
     listener = ClubListener(state, broker)

@@ -16,23 +16,25 @@ import sys
 import tempfile
 from pathlib import Path
 
+from controller.errors import FaceDownError
+
 PICO_VID, PICO_PID = 0x2E8A, 0x0005
 #: RP2040's boot ROM (BOOTSEL held at power-on): a USB drive, not a serial port; MicroPython is not on it yet.
 BOOTSEL_PID = 0x0003
 
 
-class FirmwareError(RuntimeError):
+class FirmwareError(FaceDownError, RuntimeError):
     """Flashing or configuring cannot go on: a profile without a scanner, no Pico, no mpremote."""
 
 
 def _clear_errors(func):  # noqa: ANN001, ANN202 - a command runner
-    """Run a subcommand; its FirmwareError or UsbError becomes one line on stderr and exit status 2."""
-    from controller.hardware.usb import UsbError
+    """Run a subcommand; any FaceDownError it raises (FirmwareError, UsbError, a profile's ProfileError...) becomes
+    one line on stderr and exit status 2."""
 
     def run(args: argparse.Namespace) -> int:
         try:
             return func(args)
-        except (FirmwareError, UsbError) as exc:
+        except FaceDownError as exc:
             print(f"facedown firmware: {exc}", file=sys.stderr)
             return 2
 

@@ -12,6 +12,8 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from controller.errors import FaceDownError
+
 if TYPE_CHECKING:
     from controller.bots.arena import GameRecord
     from controller.referee.arena_record import ArenaRecorder
@@ -85,11 +87,11 @@ def run(args: argparse.Namespace) -> int:
     journal = None
     if args.journal is not None:
         from controller.referee.arena_record import ArenaRecorder
-        from controller.referee.journal import Journal, JournalError, default_path
+        from controller.referee.journal import Journal, default_path
 
         try:
             journal = Journal(args.journal or default_path())
-        except (JournalError, OSError) as exc:
+        except (FaceDownError, OSError) as exc:
             print(f"facedown match: cannot keep games in the journal: {exc}", file=sys.stderr)
             return 2
     match = Match(gdef.id, seats)
@@ -146,10 +148,8 @@ def _journal(journal: Journal, recorder: ArenaRecorder, names: dict[str, str], r
              index: int) -> int | None:
     """Write one finished game to the journal; a game that never started, or a journal that refuses the write, is
     said on stderr (the match goes on) and gives None."""
-    from controller.referee.journal import JournalError
-
     try:
         return recorder.write(journal, names, record.failures, max_plies)
-    except (ValueError, JournalError, OSError) as exc:
+    except (FaceDownError, ValueError, OSError) as exc:
         print(f"\nfacedown match: game {index + 1} not journaled: {exc}", file=sys.stderr)
         return None

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from controller.errors import FaceDownError
 from controller.referee.supervisor import FAULT_EXIT
 
 #: Seconds a stopped referee stays up so that pages, buzzer, voice and club feed can say why, before it exits.
@@ -73,7 +74,7 @@ def club_options(args: argparse.Namespace) -> tuple[Any, Any, dict[str, str]]:
     if not any(getattr(args, name, None) for name in ("club", "table", "club_user", "clock")):
         return None, None, players  # no club play: its modules stay unimported (start-up CPU on a Pi Zero)
     from controller.club.broker import ClubError, check_table_name, parse_broker
-    from controller.club.clock import ClockError, parse_time_control
+    from controller.club.clock import parse_time_control
 
     try:
         broker = None
@@ -85,7 +86,7 @@ def club_options(args: argparse.Namespace) -> tuple[Any, Any, dict[str, str]]:
         elif getattr(args, "table", None) or getattr(args, "club_user", None):
             raise ClubError("--table and --club-user only mean something with --club mqtt://HOST")
         control = parse_time_control(args.clock) if getattr(args, "clock", None) else None
-    except (ClubError, ClockError) as exc:
+    except FaceDownError as exc:
         raise SystemExit(f"facedown play: {exc}") from None
     return broker, control, players
 
@@ -313,13 +314,13 @@ def run(args: argparse.Namespace) -> int:
 def computer_seats(table: Any, items: list[str], bot_time_s: float = BOT_TIME_S) -> list[Any]:
     """The --seat SIDE=bot:NAME computer seats, each bound to the table's session (its deployment registered now)."""
     from controller.bots import find_bot
-    from controller.commands.script import ScriptError, parse_seats
+    from controller.commands.script import parse_seats
     from controller.referee.computer_seat import ComputerSeat
 
     try:
         chosen = parse_seats(items, table.game.sides)
         bots = {side: find_bot(name) for side, name in chosen.items()}
-    except (ScriptError, ValueError) as exc:
+    except ValueError as exc:  # a ScriptError, or a bot find_bot does not know
         raise SystemExit(f"facedown play: {exc}") from None
     if not bot_time_s > 0:
         raise SystemExit(f"facedown play: --bot-time must be a number of seconds above 0, not {bot_time_s:g}")

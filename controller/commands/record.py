@@ -8,6 +8,8 @@ import textwrap
 import time
 from typing import TYPE_CHECKING, Any
 
+from controller.errors import FaceDownError
+
 if TYPE_CHECKING:
     from controller.referee.journal import Event, GameSummary, Journal
     from controller.rules import GameDef, GameState
@@ -190,14 +192,13 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from controller.referee.journal import JournalError, default_path
+    from controller.referee.journal import default_path
     from controller.referee.replay import ReplayError
-    from controller.rules import RulesError
 
     try:
         summary, events, game = _load(args)
         final, lines = move_lines(events, game)
-    except (JournalError, ReplayError, RulesError) as exc:
+    except FaceDownError as exc:
         return _fail(f"{args.journal or default_path()}: game {args.id}: {exc}" if isinstance(exc, ReplayError) else exc)
     print(f"game {summary.id}: {final.game.name}, {_when(summary.started)}, {result_text(final.result.to_json() if final.result else None, final.game)}")
     for line in lines:
@@ -209,21 +210,21 @@ def run_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from controller.records import RecordError
-    from controller.referee.journal import JournalError, default_path
+    from controller.referee.journal import default_path
     from controller.referee.replay import ReplayError
-    from controller.rules import RulesError
 
     try:
         summary, events, game = _load(args)
         if getattr(args, "format", "text") == "gravon":
-            from controller.records.gravon import export_game, format_game
+            from controller.records.gravon import format_game
+            from controller.referee.gravon_journal import export_game
 
             text = format_game(export_game(events, summary.id))
         else:
             text = export_text(summary, events, game)
     except RecordError as exc:
         return _fail(f"{args.journal or default_path()}: {exc}")
-    except (JournalError, ReplayError, RulesError) as exc:
+    except FaceDownError as exc:
         return _fail(f"{args.journal or default_path()}: game {args.id}: {exc}" if isinstance(exc, ReplayError) else exc)
     if args.out is None:
         sys.stdout.write(text)
@@ -245,7 +246,8 @@ def run_import(args: argparse.Namespace) -> int:
     move number and why, and nothing of it is written."""
     from controller.commands.rules import parse_options
     from controller.records import RecordError
-    from controller.records.gravon import import_game, read, result_of
+    from controller.records.gravon import read, result_of
+    from controller.referee.gravon_journal import import_game
     from controller.referee.journal import Journal, default_path
 
     options = parse_options(args.option)

@@ -7,8 +7,10 @@ import argparse
 import io
 import json
 import sys
-from typing import Any, TextIO
+from collections.abc import Iterator
+from typing import Any, BinaryIO, TextIO
 
+from controller.errors import FaceDownError
 from controller.textfiles import InputFileError, decode, parse_json, read_text
 
 
@@ -27,9 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-class ScriptError(ValueError):
+class ScriptError(FaceDownError, ValueError):
     """A line of a script file is not one of the documented forms."""
 
+
+#: Longest line `facedown script -` reads from standard input (a setup of the largest board is a few kilobytes).
+MAX_LINE_BYTES = 64 * 1024
 
 CORE_EVENTS = {"move", "attack", "illegal", "mismatch", "fixup_done", "game_over", "setup", "start", "turn", "bot"}
 
@@ -45,6 +50,21 @@ def parse_seats(items: list[str], sides: tuple[str, ...]) -> dict[str, str]:
             raise ScriptError(f"--seat {item!r}: no seat {side!r}; seats are {', '.join(sides)}")
         out[side] = who[4:]
     return out
+
+
+def stream_lines(stream: BinaryIO, where: str = "<stdin>", limit: int = MAX_LINE_BYTES) -> Iterator[str]:
+    """The lines of ``stream`` as text, each read and decoded as it arrives (a tool driving the script line by line
+    gets each answer before it writes the next line). InputFileError names the line of a byte that is not UTF-8
+    and of a line longer than ``limit`` bytes."""
+    lineno = 0
+    while True:
+        data = stream.readline(limit + 1)
+        if not data:
+            return
+        lineno += 1
+        if len(data) > limit:
+            raise InputFileError(f"{where}: line {lineno}: longer than {limit:,} bytes (a script line is one JSON object)")
+        yield decode(data, where, "script", first_line=lineno)
 
 
 def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = None, settle_ms: int = 30, everything: bool = False,
@@ -74,6 +94,7 @@ def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = Non
         nonlocal count
         if everything or ev.public["event"] in CORE_EVENTS:
             out.write(json.dumps(ev.public, ensure_ascii=False, sort_keys=True) + "\n")
+            out.flush()  # a tool reading the events as they come sees each one now, not when a buffer fills
             count += 1
 
     session.subscribe(emit)
@@ -191,7 +212,9 @@ def run(args: argparse.Namespace) -> int:
             return 2
     try:
         if args.file == "-":
-            lines: Any = io.StringIO(decode(sys.stdin.buffer.read(), "<stdin>", "script"))
+            if sys.stdin is None:  # started with standard input closed
+                raise InputFileError("<stdin>: standard input is closed (give the script a FILE, or pipe it in)")
+            lines: Any = stream_lines(sys.stdin.buffer)
         else:
             lines = io.StringIO(read_text(args.file, "script"))
         from controller.rules import load_game
@@ -203,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"facedown script: {exc}", file=sys.stderr)
         return 2
     except ScriptError as exc:
-        print(f"facedown script: {args.file}: {exc}", file=sys.stderr)
+        print(f"facedown script: {'<stdin>' if args.file == '-' else args.file}: {exc}", file=sys.stderr)
         return 2
     finally:
         if journal is not None:

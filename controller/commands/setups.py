@@ -6,21 +6,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
 from typing import Any
 
-#: An Ataraxos data folder to use instead of the one in the package when --corpus is not given.
-CORPUS_ENV = "FACEDOWN_ATARAXOS"
-
-
-def human_setups(corpus: str | None) -> Any:
-    """The Ataraxos collection: the folder ``corpus`` or $FACEDOWN_ATARAXOS if set, else the package's own copy."""
-    from controller.records.corpus import folder, packaged
-
-    chosen = corpus or os.environ.get(CORPUS_ENV)
-    return folder(chosen) if chosen else packaged("ataraxos-stratego")
+from controller.records.ataraxos import CORPUS_ENV
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -166,8 +156,9 @@ def run_validate(args: argparse.Namespace) -> int:
 
 def _human(args: argparse.Namespace, kind: str, count: int) -> list[tuple[int, dict[str, str]]]:
     from controller.records.ataraxos import as_blue, parse_setup_lines, sample_lines, setups_member
+    from controller.records.ataraxos import collection as ataraxos
 
-    collection = human_setups(args.corpus)
+    collection = ataraxos(args.corpus)
     member = setups_member(kind)
     lines = parse_setup_lines(collection.read_text(member, "ascii"))
     chosen = sample_lines(lines, count, random.Random(args.seed), collection.where(member))
@@ -179,7 +170,6 @@ def _human(args: argparse.Namespace, kind: str, count: int) -> list[tuple[int, d
 
 
 def run_import_human(args: argparse.Namespace) -> int:
-    from controller.records import RecordError
     from controller.records.ataraxos import SETUP_FILES
     from controller.rules import load_game
     from controller.setups_store import SetupStoreError
@@ -192,7 +182,7 @@ def run_import_human(args: argparse.Namespace) -> int:
         chosen = _human(args, args.kind, args.count)
         for line, placement in chosen:
             store.save(game, args.side, f"human {args.kind} {line}", placement)
-    except (RecordError, ValueError) as exc:
+    except ValueError as exc:  # a RecordError, or a bad side
         return _fail(exc)
     except SetupStoreError as exc:
         return _fail(f"{exc}\n{_problems_text(exc.problems)}")
@@ -201,7 +191,6 @@ def run_import_human(args: argparse.Namespace) -> int:
 
 
 def run_pick(args: argparse.Namespace) -> int:
-    from controller.records import RecordError
     from controller.records.ataraxos import SETUP_FILES
     from controller.rules import load_game
     from controller.setups_store import SetupStoreError
@@ -216,7 +205,7 @@ def run_pick(args: argparse.Namespace) -> int:
         name = args.name or f"human {kind} {line}"
         if not args.no_save:
             _store(args).save(game, args.side, name, placement)
-    except (RecordError, ValueError) as exc:
+    except ValueError as exc:  # a RecordError, or a bad side
         return _fail(exc)
     except SetupStoreError as exc:
         return _fail(f"{exc}\n{_problems_text(exc.problems)}")

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.errors import FaceDownError
+
 from .build import BUILD_TITLES, BUILDS, BuildError, Design, design, profile_for
 
 __all__ = ["BUILDS", "BUILD_TITLES", "Bill", "BomError", "Line", "Part", "bill_for", "bill_of_materials", "csv_text", "qty"]
@@ -33,7 +35,7 @@ PRICES = ("Prices: typical single-unit prices (or a small pack divided by its co
           "expect +-30 %.")
 
 
-class BomError(ValueError):
+class BomError(FaceDownError, ValueError):
     """A bill of materials cannot be made: an unknown build, or a game too big for the build's pins."""
 
 

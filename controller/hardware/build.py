@@ -26,6 +26,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.errors import FaceDownError
+
 from .readers import RC522, ReaderModule, build_pitch, required_pitch
 
 BUILDS = ("reed-gpio", "reed-pico", "reed-pico-pad", "rfid-pico", "hybrid-pico")
@@ -75,7 +77,7 @@ SUPPLY_HEADROOM = 0.8
 BUCK_EFFICIENCY = 0.85
 
 
-class BuildError(ValueError):
+class BuildError(FaceDownError, ValueError):
     """A profile that cannot be built as given: too many lines for the pins, too many readers, a shape that disagrees."""
 
 

@@ -25,6 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from controller.errors import FaceDownError
+
 UNIT_NAME = "facedown.service"
 UNIT_DIR = Path("etc/systemd/system")
 WANTS_DIR = UNIT_DIR / "multi-user.target.wants"
@@ -37,7 +39,7 @@ PICO_VID, PICO_PID = 0x2E8A, 0x0005
 BOARDS = ("gpio", "serial")
 
 
-class ServiceError(RuntimeError):
+class ServiceError(FaceDownError, RuntimeError):
     """Installing or removing the service failed: not root, a bad profile, a command that failed."""
 
 

@@ -13,8 +13,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from controller.errors import FaceDownError
 
-class UsbError(RuntimeError):
+
+class UsbError(FaceDownError, RuntimeError):
     """No scanner attached, several where one was expected, or a port that is not a USB serial device."""
 
 

@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from controller.errors import FaceDownError
+
 #: BCM GPIO number -> physical pin of the Raspberry Pi's 40-pin header.
 PI_HEADER_PIN = {
     2: 3, 3: 5, 4: 7, 14: 8, 15: 10, 17: 11, 18: 12, 27: 13, 22: 15, 23: 16, 24: 18, 10: 19, 9: 21, 25: 22, 11: 23,
@@ -33,7 +35,7 @@ PICO_GROUND_PINS = (3, 8, 13, 18, 23, 28, 33, 38)
 _BLOCK = re.compile(r"(<!-- generated:(?P<name>[a-z0-9_:-]+) -->\n)(?P<body>.*?)(<!-- /generated -->)", re.S)
 
 
-class WiringError(ValueError):
+class WiringError(FaceDownError, ValueError):
     """A wiring table cannot be made (an unknown pin, a block name the generator does not know)."""
 
 

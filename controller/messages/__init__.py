@@ -17,6 +17,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from controller.errors import FaceDownError
 from controller.rules.model import GameDef
 from controller.rules.say import Say, codes, is_say, say
 
@@ -28,7 +29,7 @@ STATION_PARAMS = frozenset({"station", "from", "to", "at"})
 __all__ = ["LANGS", "LANGUAGES", "MessageError", "Say", "catalog", "codes", "is_say", "piece_name", "refusal_words", "render", "say"]
 
 
-class MessageError(LookupError):
+class MessageError(FaceDownError, LookupError):
     """A message cannot be rendered: an unknown language, a code missing from a catalog, or a missing param."""
 
 

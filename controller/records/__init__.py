@@ -3,8 +3,10 @@ chase games). Each reader turns a malformed file into a RecordError that says wh
 
 from __future__ import annotations
 
+from controller.errors import FaceDownError
 
-class RecordError(ValueError):
+
+class RecordError(FaceDownError, ValueError):
     """A record file is malformed or cannot be replayed; the message names the file and the place in it."""
 
 

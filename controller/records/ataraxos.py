@@ -11,18 +11,22 @@ empty, ``_`` lake, square ``10*row + column``), then one move number (0..1799) p
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import RecordError
+from .corpus import Collection, folder, packaged
 from .gravon import BLUE_LETTERS, FILES, LAKE, LAKES, PIECES, RED_LETTERS
 
 EMPTY = "A"
 _RED = dict(zip(RED_LETTERS, PIECES, strict=True))
 _BLUE = dict(zip(BLUE_LETTERS, PIECES, strict=True))
 #: Which game each setup file is for.
+#: An Ataraxos data folder to use instead of the one in the package (`facedown setups --corpus` overrides it).
+CORPUS_ENV = "FACEDOWN_ATARAXOS"
 SETUP_FILES = {"classic": ("classic_human_setups.dat", "stratego"), "barrage": ("barrage_human_setups.dat", "stratego_barrage")}
 
 
@@ -54,6 +58,12 @@ def as_blue(red: dict[str, str]) -> dict[str, str]:
         col, row = FILES.index(st[0]), int(st[1:])
         out[f"{FILES[9 - col]}{11 - row}"] = piece
     return out
+
+
+def collection(corpus: str | None = None) -> Collection:
+    """The Ataraxos data: the folder ``corpus``, else $FACEDOWN_ATARAXOS if set, else the package's own copy."""
+    chosen = corpus or os.environ.get(CORPUS_ENV)
+    return folder(chosen) if chosen else packaged("ataraxos-stratego")
 
 
 def setups_member(kind: str) -> str:

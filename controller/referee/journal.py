@@ -43,6 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.errors import FaceDownError
+
 #: "FDJN" in the SQLite header's application id field: marks the file as a FaceDown journal.
 APPLICATION_ID = 0x46444A4E
 SCHEMA_VERSION = 2  # 2: the `reaction` kind (a seat's answer to an optional reaction, its standing choice)
@@ -106,7 +108,7 @@ class GameFile:
     text: str
 
 
-class JournalError(Exception):
+class JournalError(FaceDownError):
     """The journal file is missing, not a FaceDown journal, corrupt, or has no such game; names the file."""
 
 
@@ -510,7 +512,7 @@ class Journal:
         return seqs
 
     def _transaction(self) -> _Transaction:
-        return _Transaction(self)
+        return _Transaction(self._db, self.path)
 
     # ------------------------------------------------------------------ durability
     def _before_write(self) -> None:
@@ -747,17 +749,18 @@ def _fsync_dir(folder: Path) -> None:
 class _Transaction:
     """BEGIN IMMEDIATE ... COMMIT around one write; rolls back and reports the file on an SQLite error."""
 
-    def __init__(self, journal: Journal) -> None:
-        self.j = journal
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+        self.db = db
+        self.path = path
 
     def __enter__(self) -> None:
         try:
-            self.j._db.execute("BEGIN IMMEDIATE")
+            self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            raise JournalError(f"{self.j.path}: cannot write to the journal: {exc}") from None
+            raise JournalError(f"{self.path}: cannot write to the journal: {exc}") from None
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> bool:
-        db = self.j._db
+        db = self.db
         if exc_type is None:
             try:
                 db.execute("COMMIT")
@@ -767,7 +770,7 @@ class _Transaction:
         if db.in_transaction:
             db.execute("ROLLBACK")
         if isinstance(exc, sqlite3.Error):
-            raise JournalError(f"{self.j.path}: cannot write to the journal: {exc}") from None
+            raise JournalError(f"{self.path}: cannot write to the journal: {exc}") from None
         return False
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from controller.errors import FaceDownError
 from controller.messages import refusal_words
 from controller.rules import GameDef, GameState, Result, RulesError, Ruling, new_game
 from controller.rules.say import note
@@ -38,7 +39,7 @@ from controller.rules.say import note
 from .journal import Event
 
 
-class ReplayError(Exception):
+class ReplayError(FaceDownError):
     """A journaled event does not replay through the engine; ``seq`` is the event's sequence number."""
 
     def __init__(self, seq: int | None, message: str) -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.errors import FaceDownError
 
-class RulesError(Exception):
+
+class RulesError(FaceDownError):
     """Base class of every error raised by the rules engine."""
 
 

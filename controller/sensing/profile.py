@@ -20,6 +20,7 @@ import yaml
 
 from controller.docreader import DocReader, DocumentProblem, kind_of, load_yaml
 from controller.docreader import join as _join
+from controller.errors import FaceDownError
 
 FORMAT_VERSION = 1
 #: reed: occupancy only; rfid: a reader per station; hybrid: reeds and a reader per station; checkin: reeds under the
@@ -45,7 +46,7 @@ PROFILES_DIR_ENV = "FACEDOWN_PROFILES_DIR"
 Channel = tuple[int, int] | int
 
 
-class ProfileError(ValueError):
+class ProfileError(FaceDownError, ValueError):
     """A hardware profile is missing or malformed: names the file, the path inside the document and what was expected."""
 
     def __init__(self, file: str, where: str, expected: str) -> None:
@@ -450,6 +451,8 @@ def find_profile(name: str | Path) -> Profile:
     path = Path(name)
     if path.suffix in (".yaml", ".yml") and path.exists():
         return load_profile(path)
+    if path.suffix in (".yaml", ".yml") or len(path.parts) > 1:  # a file was meant, not a shipped profile's name
+        raise ProfileError(str(path), "(file)", f"no such hardware profile; shipped profiles: {', '.join(profile_ids())}")
     candidate = profiles_dir() / f"{name}.yaml"
     if not candidate.exists():
         raise ProfileError(str(candidate), "(file)", f"a hardware profile; shipped profiles: {', '.join(profile_ids())}")

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from controller.errors import FaceDownError
+
 PROTO_VERSION = 1
 #: Message kinds the scanner sends (protocol version 1).
 KINDS = ("HELLO", "SNAP", "CHG", "HB", "ERR", "CFG", "TAP")
 MAX_LINE = 4096
 
 
-class ProtocolError(ValueError):
+class ProtocolError(FaceDownError, ValueError):
     """A line that carries a valid checksum but cannot be understood (a bug or a newer protocol)."""
 
 

@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.errors import FaceDownError
+
 from .base import Snapshot
 
 
-class DuplicateTagError(ValueError):
+class DuplicateTagError(FaceDownError, ValueError):
     """This tag is already enrolled as another piece."""
 
 
