@@ -1,7 +1,9 @@
 """Walks a parsed YAML document (a game file, a hardware profile) so every complaint names the file, the path
 inside the document and what was expected; and loads YAML safely and strictly (``load_yaml``): a key given twice
 in one mapping is refused with both places (plain PyYAML silently keeps the last), and so are documents nested
-absurdly deep or holding numbers too long to convert."""
+absurdly deep, holding numbers too long to convert, or growing through aliases (``*name``) past ``MAX_NODES`` values
+(the "billion laughs" bomb: a few kB of text that expands to billions of values), checked on the parsed node graph
+before anything is built from it."""
 
 from __future__ import annotations
 
@@ -14,6 +16,9 @@ from controller.textfiles import nesting_depth
 
 #: Deepest nesting a YAML document may have (FaceDown's need fewer than ten levels).
 MAX_DEPTH = 200
+#: Most values (scalars, lists, mappings) a YAML document may hold once every alias is expanded. The largest
+#: shipped file holds under 3,000 (sanjunqi.yaml, which reuses lists of pieces through aliases).
+MAX_NODES = 100_000
 
 
 class DocumentProblem(Exception):
@@ -60,17 +65,72 @@ def _depth(text: str) -> int:
     return max(nesting_depth(text), indent // 2)
 
 
+def _where(node: yaml.Node) -> str:
+    mark = node.start_mark
+    return f"line {mark.line + 1}, column {mark.column + 1}"
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def check_expansion(root: yaml.Node) -> int:
+    """How many values the document under ``root`` holds with its aliases expanded, counted over the node graph
+    without expanding anything (each node once); DocumentProblem at the first value that expands past MAX_NODES or
+    MAX_DEPTH, or that holds itself (``&a [*a]``)."""
+    done: dict[int, tuple[int, int]] = {}  # id(node) -> (values, depth) once expanded
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            on_path.discard(key)
+            kids = [done[id(k)] for k in _children(node)]
+            size = 1 + sum(s for s, _ in kids)
+            depth = 1 + max((d for _, d in kids), default=0)
+            if size > MAX_NODES:
+                raise DocumentProblem(_where(node), f"a document of at most {MAX_NODES:,} values, an alias (*name) "
+                                      f"counting as all it stands for; this value alone holds {size:,} (a YAML alias "
+                                      "bomb? use aliases less)")
+            if depth > MAX_DEPTH:
+                raise DocumentProblem(_where(node), f"a document nested at most {MAX_DEPTH} levels deep with its "
+                                      "aliases (*name) expanded")
+            done[key] = (size, depth)
+            continue
+        if key in done:
+            continue
+        if key in on_path:
+            raise DocumentProblem(_where(node), "a value that does not contain itself (an alias inside its own anchor)")
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((k, False) for k in _children(node) if id(k) not in done)
+    return done[id(root)][0]
+
+
 def load_yaml(text: str, *, fast: bool = True) -> Any:
     """The YAML document in ``text``, loaded safely; DocumentProblem for a duplicate key, nesting deeper than
-    MAX_DEPTH or a number too long to convert; yaml.YAMLError for text that is not YAML."""
+    MAX_DEPTH, more than MAX_NODES values with aliases expanded, or a number too long to convert; yaml.YAMLError
+    for text that is not YAML."""
     if _depth(text) > MAX_DEPTH:
         raise DocumentProblem("(document)", f"a document nested at most {MAX_DEPTH} levels deep")
+    loader = (UniqueFastLoader if fast else UniqueSafeLoader)(text)
     try:
-        return yaml.load(text, Loader=UniqueFastLoader if fast else UniqueSafeLoader)  # noqa: S506 - safe loaders
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        check_expansion(node)
+        return loader.construct_document(node)
     except RecursionError:
         raise DocumentProblem("(document)", f"a document nested at most {MAX_DEPTH} levels deep") from None
     except ValueError as exc:  # int() of more than 4,300 digits
         raise DocumentProblem("(document)", f"numbers of a sensible length ({str(exc).split(':')[0]})") from None
+    finally:
+        loader.dispose()
 
 
 def kind_of(value: Any) -> str:
