@@ -25,6 +25,7 @@ from . import RecordError
 if TYPE_CHECKING:
     from controller.referee.journal import Event, Journal
 
+_DOCTYPE = re.compile(r"<!(DOCTYPE|ENTITY)", re.IGNORECASE)
 COLUMNS = "ABCDEFGHIK"
 FILES = "abcdefghij"
 ROWS = "123456789:"
@@ -110,7 +111,18 @@ def read(path: str | Path) -> GravonGame:
 
 
 def parse(text: str, file: str = "<gravon>") -> GravonGame:
-    """Parse the text of a Gravon XML file; ``file`` names it in error messages."""
+    """Parse the text of a Gravon XML file; ``file`` names it in error messages. Text over the Gravon file cap, or
+    with a document type declaration (entities could expand it), is refused before the XML is parsed."""
+    from controller.textfiles import CAPS, too_large
+
+    cap = CAPS["Gravon file"]
+    if len(text) > cap:
+        raise RecordError(str(too_large(file, len(text.encode("utf-8", "surrogateescape")), cap, "Gravon file")))
+    doctype = _DOCTYPE.search(text, 0, 4096)
+    if doctype is not None:
+        line = text.count("\n", 0, doctype.start()) + 1
+        raise RecordError(f"{file}: line {line}: a Gravon file has no <!DOCTYPE> or <!ENTITY> declarations (refused "
+                          "unread: entities can expand a small file into gigabytes)")
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
