@@ -116,6 +116,8 @@ def read_bytes(path: str | Path, what: str = "file", cap: int | None = None) -> 
             raise too_large(str(p), st.st_size, cap, what)
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
+        if os.path.islink(p):
+            raise InputFileError(f"{p}: no such {what} (a symlink to {os.readlink(p)}, which does not exist)") from None
         raise InputFileError(f"{p}: no such {what}") from None
     except NotADirectoryError:
         raise InputFileError(f"{p}: no such {what} (a part of the path is not a folder)") from None

@@ -100,7 +100,7 @@ def load_game_file(path: str | Path) -> GameDef:
     try:
         text = read_text(path, "game file")
     except InputFileError as exc:
-        raise GameFileError(str(path), "(file)", f"a readable file, in UTF-8 ({str(exc).removeprefix(f'{path}: ')})") from None
+        raise GameFileError(str(path), "(file)", str(exc).removeprefix(f"{path}: ")) from None
     return parse_game(text, str(path))
 
 
