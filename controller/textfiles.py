@@ -36,8 +36,8 @@ MAX_DEPTH = 200
 #: is 32 kB, a hardware profile 4 kB, a real Gravon game a few kB (the longest of the packaged 22 is 27 kB), the
 #: Ataraxos file of classic human setups 2.6 MB.
 CAPS: dict[str, int] = {
-    "game file": 1024 * 1024,
-    "hardware profile": 256 * 1024,
+    "game file": 256 * 1024,
+    "hardware profile": 64 * 1024,
     "deployment file": 64 * 1024,
     "deployment": 64 * 1024,  # on standard input
     "saved deployment": 32 * 1024,
