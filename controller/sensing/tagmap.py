@@ -63,10 +63,10 @@ class TagMap:
             if doc.get("game") != game:
                 raise ValueError(f"it is the tag map of {doc.get('game')!r}, not {game!r}")
             entries = {uid: TagEntry(e["side"], e["piece"], int(e["copy"])) for uid, e in doc["tags"].items()}
-        except InputFileError as exc:
-            raise ValueError(f"{path}: not a usable tag map: {str(exc).removeprefix(f'{path}: ')}") from None
+        except InputFileError as exc:  # an InputFileError (a ValueError): a message on the command line, no traceback
+            raise InputFileError(f"{path}: not a usable tag map: {str(exc).removeprefix(f'{path}: ')}") from None
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"{path}: not a usable tag map: {exc}") from None
+            raise InputFileError(f"{path}: not a usable tag map: {exc}") from None
         return cls(game, path, entries)
 
     def save(self) -> None:
