@@ -112,6 +112,8 @@ class ProcessBot(Bot):
             if line is _EOF:
                 raise self._crashed()
             if isinstance(line, _Unreadable):
+                if self.proc is not None:
+                    self.proc.kill()  # it may be stuck writing more of the same: no waiting for it to quit
                 self.close()
                 raise BotError("protocol", f"{self.name} sent {line}")
             if not line.strip():
