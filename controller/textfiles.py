@@ -33,7 +33,7 @@ MAX_DEPTH = 200
 
 
 #: The largest file of each kind FaceDown reads, in bytes. The shipped files are far smaller: the largest game file
-#: is 32 kB, a hardware profile 4 kB, a real Gravon game a few kB (the longest of the packaged 22 is 27 kB), the
+#: is 32 kB, a hardware profile 3 kB, a real Gravon game a few kB (the longest of the packaged 22 is 27 kB), the
 #: Ataraxos file of classic human setups 2.6 MB.
 CAPS: dict[str, int] = {
     "game file": 256 * 1024,
