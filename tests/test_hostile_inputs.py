@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 from hostile_files import ROOT, Case, alias_bomb, guide_game, make
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.docreader import MAX_NODES, DocumentProblem, count_values, load_yaml
 from controller.textfiles import InputFileError, bounded_lines, read_bytes, read_stdin, read_text
@@ -79,6 +81,33 @@ def test_aliases_a_game_file_needs_still_load() -> None:
     text = guide_game().replace("home: {red: {y: [0, 1, 2]}", "home: {red: {y: &reds [0, 1, 2]}").replace(
         "{pieces: [flag], kinds: [hq]", "{pieces: &flags [flag], kinds: [hq]").replace("capture: [flag]", "capture: *flags")
     assert "*flags" in text and parse_game(text, "anchored.yaml").win.capture == frozenset({"flag"})
+
+
+def _expanded(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + sum(1 + _expanded(v) for v in value.values())  # a key is one value
+    if isinstance(value, list):
+        return 1 + sum(_expanded(v) for v in value)
+    return 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.integers(-1, 30), max_size=5), min_size=1, max_size=12), st.booleans())
+def test_count_values_is_the_size_of_the_loaded_document(defs: list[list[int]], fast: bool) -> None:
+    """Random documents of anchors and aliases: anchor i is a list of earlier anchors (by number) and scalars
+    (-1); the count made from the parser's events is the size of what the loader builds, aliases expanded."""
+    lines, sizes = [], []
+    for i, refs in enumerate(defs):
+        items = ["x" if r < 0 or r >= i else f"*a{r}" for r in refs]
+        lines.append(f"k{i}: &a{i} [{', '.join(items)}]")
+        sizes.append(1 + sum(1 if r < 0 or r >= i else sizes[r] for r in refs))
+    doc = "\n".join(lines) + "\n"
+    want = 1 + sum(1 + s for s in sizes)
+    if want > MAX_NODES:  # too big to build: refused before it is
+        with pytest.raises(DocumentProblem, match="at most 50,000 values"):
+            load_yaml(doc, fast=fast)
+    else:
+        assert count_values(doc, fast=fast) == want == _expanded(load_yaml(doc, fast=fast))
 
 
 @pytest.mark.parametrize("doc,why", [
