@@ -1,7 +1,9 @@
 """Walks a parsed YAML document (a game file, a hardware profile) so every complaint names the file, the path
 inside the document and what was expected; and loads YAML safely and strictly (``load_yaml``): a key given twice
 in one mapping is refused with both places (plain PyYAML silently keeps the last), and so are documents nested
-absurdly deep or holding numbers too long to convert."""
+absurdly deep, holding numbers too long to convert, or growing through aliases (``*name``) past ``MAX_NODES`` values
+(the "billion laughs" bomb: a few kB of text that expands to billions of values), counted from the parser's events
+before anything is built from them."""
 
 from __future__ import annotations
 
@@ -15,6 +17,9 @@ from controller.textfiles import nesting_depth
 
 #: Deepest nesting a YAML document may have (FaceDown's need fewer than ten levels).
 MAX_DEPTH = 200
+#: Most values (scalars, lists, mappings) a YAML document may hold once every alias is expanded. The largest
+#: shipped file holds under 3,000 (sanjunqi.yaml, which reuses lists of pieces through aliases).
+MAX_NODES = 50_000
 
 
 class DocumentProblem(FaceDownError):
@@ -61,12 +66,68 @@ def _depth(text: str) -> int:
     return max(nesting_depth(text), indent // 2)
 
 
+def _where(mark: Any) -> str:
+    return f"line {mark.line + 1}, column {mark.column + 1}"
+
+
+def _too_many(mark: Any) -> DocumentProblem:
+    return DocumentProblem(_where(mark), f"a document of at most {MAX_NODES:,} values, an alias (*name) counting as all "
+                           f"it stands for; it holds more than that by here (a YAML alias bomb? use aliases less)")
+
+
+def count_values(text: str, *, fast: bool = True) -> int:
+    """How many values (scalars, lists, mappings) the YAML document in ``text`` holds with every alias expanded,
+    counted from the parser's events as they come, before anything is built: DocumentProblem as soon as the count
+    passes MAX_NODES or the expanded nesting passes MAX_DEPTH, or at an alias inside its own anchor (``&a [*a]``).
+    Memory stays small whatever the document: one number per anchor and per open list or mapping."""
+    parser = (UniqueFastLoader if fast else UniqueSafeLoader)(text)
+    total = 0
+    anchors: dict[str, tuple[int, int]] = {}  # anchor -> (values, depth) of the finished node it names
+    stack: list[list[Any]] = []  # per open list or mapping: [anchor, total at its start, deepest child]
+    try:
+        while parser.check_event():
+            ev = parser.get_event()
+            if isinstance(ev, yaml.AliasEvent):
+                if any(s[0] == ev.anchor for s in stack):
+                    raise DocumentProblem(_where(ev.start_mark), "a value that does not contain itself (the alias "
+                                          f"*{ev.anchor} is inside its own anchor)")
+                size, depth = anchors.get(ev.anchor, (1, 1))  # an unknown anchor: the loader says so after
+            elif isinstance(ev, yaml.ScalarEvent):
+                size, depth = 1, 1
+                if ev.anchor:
+                    anchors[ev.anchor] = (1, 1)
+            elif isinstance(ev, yaml.CollectionStartEvent):
+                total += 1
+                stack.append([ev.anchor, total, 0])
+                continue
+            elif isinstance(ev, yaml.CollectionEndEvent):
+                anchor, began, deepest = stack.pop()
+                size, depth = 0, deepest + 1  # its values were counted as they came
+                if anchor:
+                    anchors[anchor] = (total - began + 1, depth)
+            else:
+                continue
+            total += size
+            if total > MAX_NODES:
+                raise _too_many(ev.start_mark)
+            if stack:
+                stack[-1][2] = max(stack[-1][2], depth)
+                if len(stack) + depth > MAX_DEPTH:
+                    raise DocumentProblem(_where(ev.start_mark), f"a document nested at most {MAX_DEPTH} levels deep "
+                                          "with its aliases (*name) expanded")
+    finally:
+        parser.dispose()
+    return total
+
+
 def load_yaml(text: str, *, fast: bool = True) -> Any:
     """The YAML document in ``text``, loaded safely; DocumentProblem for a duplicate key, nesting deeper than
-    MAX_DEPTH or a number too long to convert; yaml.YAMLError for text that is not YAML."""
+    MAX_DEPTH, more than MAX_NODES values with aliases expanded (``count_values``, before anything is built), or a
+    number too long to convert; yaml.YAMLError for text that is not YAML."""
     if _depth(text) > MAX_DEPTH:
         raise DocumentProblem("(document)", f"a document nested at most {MAX_DEPTH} levels deep")
     try:
+        count_values(text, fast=fast)
         return yaml.load(text, Loader=UniqueFastLoader if fast else UniqueSafeLoader)  # noqa: S506 - safe loaders
     except RecursionError:
         raise DocumentProblem("(document)", f"a document nested at most {MAX_DEPTH} levels deep") from None

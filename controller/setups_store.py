@@ -123,14 +123,14 @@ class SetupStore:
 
     @staticmethod
     def _read(path: Path, game: GameDef, side: str) -> SavedSetup:
-        try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise ValueError(f"larger than {MAX_FILE_BYTES // 1024} kB")
-            data = json.loads(path.read_text(encoding="utf-8"))
+        from controller.textfiles import parse_json, read_text
+
+        try:  # bounded, regular files only: a FIFO or /dev/zero put here is refused, never waited on or read
+            data = parse_json(read_text(path, "saved deployment", MAX_FILE_BYTES), str(path))
             placement = data["placement"]
             if not isinstance(placement, dict):
                 raise TypeError("placement")
             return SavedSetup(game.id, side, str(data.get("name") or path.stem), {str(k): str(v) for k, v in placement.items()},
                               float(data.get("saved") or 0.0))
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise SetupStoreError(f"{path}: not a saved deployment ({exc})") from None
+            raise SetupStoreError(f"{path}: not a saved deployment ({str(exc).removeprefix(f'{path}: ')})") from None

@@ -6,7 +6,7 @@ import json
 import threading
 from typing import Any
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, request
 from werkzeug.exceptions import HTTPException
 
 #: No inline script or style, nothing from elsewhere, never framed.
@@ -35,9 +35,20 @@ def install_security(app: Flask) -> None:
         if exc.response is not None:
             return exc.response  # type: ignore[return-value]
         msg = ERROR_TEXT.get(exc.code or 0, exc.description)
+        if exc.code == 413:
+            msg = too_large_text(request.content_length, current_app.config.get("MAX_CONTENT_LENGTH"))
         if request.path.startswith("/api/"):
             return Response(json.dumps({"error": msg}), status=exc.code, mimetype="application/json")
         return Response(f"{exc.code}: {msg}\n", status=exc.code, mimetype="text/plain")
+
+
+def too_large_text(size: int | None, cap: int | None) -> str:
+    """Why a request was refused as too large: its size when it said it, and the most a request may carry."""
+    from controller.textfiles import size_text
+
+    got = f" ({size_text(size)})" if size is not None else ""
+    most = f"; a request may carry at most {size_text(cap)}" if cap else ""
+    return f"request too large{got}{most}: nothing was read"
 
 
 def stop_waitress(server: Any, thread: threading.Thread | None, *, drain_s: float = 1.0) -> None:

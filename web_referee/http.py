@@ -111,8 +111,13 @@ def guard_post(role: str) -> dict[str, Any]:
         fail(503, "the referee has stopped and is restarting: try again shortly", fault=sup.fault_json())
     if not request.is_json:
         fail(415, "send JSON (Content-Type: application/json)")
+    raw = request.get_data(cache=True)  # at most MAX_BODY: a longer body with a Content-Length is a 413 here
+    if request.content_length is None and len(raw) >= MAX_BODY:  # no length given: werkzeug stops at the cap, silently
+        from .common import too_large_text
+
+        fail(413, too_large_text(None, MAX_BODY))
     try:  # our own parse: bounded nesting, long numbers and bad bytes are a 400 that says so, never a 500
-        data = parse_json(decode(request.get_data(cache=True), "the request body", "request"), "the request body")
+        data = parse_json(decode(raw, "the request body", "request"), "the request body")
     except InputFileError as exc:
         fail(400, str(exc))
     if not isinstance(data, dict):

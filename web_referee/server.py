@@ -29,6 +29,10 @@ from waitress.server import TcpWSGIServer
 from controller.errors import FaceDownError
 
 log = logging.getLogger(__name__)
+#: The largest request body waitress takes in at all (its default is 1 GB, spooled to a temporary file): a body of
+#: more is refused with waitress's 413 from its Content-Length, unread. Up to this, Flask's MAX_CONTENT_LENGTH
+#: (web_referee/http.py, 64 kB) answers with the app's own 413 naming the size and the cap.
+MAX_REQUEST = 1024 * 1024
 
 #: Defaults: spectator streams in all, streams per seat/arbiter token, connections per client address.
 SPECTATOR_STREAMS = 24
@@ -136,7 +140,7 @@ class WebServer:
         _raise_fd_limit(connection_limit + 64)
         adj = Adjustments(host=host, port=port, threads=threads, ident="facedown", clear_untrusted_proxy_headers=True,
                           connection_limit=connection_limit, channel_timeout=20, cleanup_interval=1,
-                          channel_request_lookahead=1, asyncore_use_poll=True)
+                          channel_request_lookahead=1, asyncore_use_poll=True, max_request_body_size=MAX_REQUEST)
         server_class = type("FacedownServer", (FairServer,), {"per_address": per_address, "header_timeout_s": header_timeout_s})
         try:
             self._server = server_class(self._serve, adj=adj, sockinfo=adj.listen[0])

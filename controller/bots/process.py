@@ -14,6 +14,7 @@ import shlex
 import subprocess
 import tempfile
 import threading
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,14 @@ GRACE_S = 1.0
 #: Seconds a program may take to start and answer ``hello`` and ``new_game``.
 START_S = 15.0
 _EOF = object()
+#: How many lines of the conversation a ProcessBot keeps (for a look after a failure).
+TRANSCRIPT = 2000
+#: The longest line a bot may write (its largest message, a setup, is under 2 kB).
+MAX_LINE = 64 * 1024
+
+
+class _Unreadable(str):
+    """Put on the queue instead of a line that cannot be taken (too long, not UTF-8), saying why; the reader stops."""
 
 
 class ProcessBot(Bot):
@@ -41,7 +50,9 @@ class ProcessBot(Bot):
         self.proc: subprocess.Popen[str] | None = None
         self.lines: queue.Queue[Any] = queue.Queue()
         self.stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
-        self.transcript: list[tuple[str, str]] = []  # ('>', line sent) / ('<', line received)
+        # ('>', line sent) / ('<', line received), the latest TRANSCRIPT kept: a bot writing log lines without end
+        # must not fill the host's memory
+        self.transcript: deque[tuple[str, str]] = deque(maxlen=TRANSCRIPT)
 
     # ------------------------------------------------------------------ the pipe
     def _start(self) -> None:
@@ -61,7 +72,20 @@ class ProcessBot(Bot):
 
     def _read(self, proc: subprocess.Popen[str]) -> None:
         assert proc.stdout is not None
-        for line in proc.stdout:
+        while True:
+            try:
+                line = proc.stdout.readline(MAX_LINE + 1)
+            except UnicodeDecodeError:
+                self.lines.put(_Unreadable("a line that is not UTF-8 text"))
+                return
+            except (OSError, ValueError):  # the pipe closed under us
+                line = ""
+            if not line:
+                break
+            if len(line) > MAX_LINE and not line.endswith("\n"):  # nothing of it is kept, nothing after it read
+                self.lines.put(_Unreadable(f"a line longer than {MAX_LINE // 1024} kB (a protocol line is one small "
+                                           "JSON object)"))
+                return
             self.lines.put(line)
         self.lines.put(_EOF)
 
@@ -87,6 +111,11 @@ class ProcessBot(Bot):
                 raise BotError("timeout", f"{self.name} gave no answer to {message['type']!r} within {timeout_s:.1f} s") from None
             if line is _EOF:
                 raise self._crashed()
+            if isinstance(line, _Unreadable):
+                if self.proc is not None:
+                    self.proc.kill()  # it may be stuck writing more of the same: no waiting for it to quit
+                self.close()
+                raise BotError("protocol", f"{self.name} sent {line}")
             if not line.strip():
                 continue
             self.transcript.append(("<", line.rstrip("\n")))

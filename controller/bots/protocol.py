@@ -28,10 +28,16 @@ def encode(message: Mapping[str, Any]) -> str:
 
 def decode(line: str, allowed: tuple[str, ...], who: str) -> dict[str, Any]:
     """A protocol line as a message whose ``type`` is one of ``allowed``; BotError('protocol') says what is wrong."""
+    from controller.textfiles import MAX_DEPTH, nesting_depth
+
+    if ("[" in line or "{" in line) and nesting_depth(line) > MAX_DEPTH:
+        raise BotError("protocol", f"{who} sent JSON nested more than {MAX_DEPTH} levels deep")
     try:
         message = json.loads(line)
     except json.JSONDecodeError as exc:
         raise BotError("protocol", f"{who} sent a line that is not JSON ({exc.msg} at column {exc.colno}): {line[:80]!r}") from None
+    except (ValueError, RecursionError) as exc:  # a number over 4,300 digits
+        raise BotError("protocol", f"{who} sent a line that cannot be read ({str(exc).split(':')[0]})") from None
     if not isinstance(message, dict) or message.get("type") not in allowed:
         kind = message.get("type") if isinstance(message, dict) else type(message).__name__
         raise BotError("protocol", f"{who} sent a message of type {kind!r}; expected one of {', '.join(allowed)}")

@@ -73,9 +73,9 @@ def _store(args: argparse.Namespace) -> Any:
 
 
 def _read_placement(name: str) -> dict[str, str]:
-    from controller.textfiles import decode, parse_json, read_text
+    from controller.textfiles import parse_json, read_stdin, read_text
 
-    text = decode(sys.stdin.buffer.read(), "<stdin>", "deployment") if name == "-" else read_text(name, "deployment file")
+    text = read_stdin("deployment") if name == "-" else read_text(name, "deployment file")
     data = parse_json(text, name)
     if isinstance(data, dict) and isinstance(data.get("placement"), dict):
         data = data["placement"]

@@ -89,15 +89,23 @@ def parse_setup_lines(text: str) -> list[tuple[int, str]]:
     return [(n, ln.strip()) for n, ln in enumerate(text.splitlines(), 1) if ln.strip() and not ln.startswith("#")]
 
 
+def _read_ascii(path: str | Path, what_not: str) -> str:
+    """An Ataraxos file's ASCII text, read bounded (regular files only, at most the Ataraxos file cap)."""
+    from controller.textfiles import InputFileError, read_bytes
+
+    try:
+        data = read_bytes(path, "Ataraxos file")
+    except InputFileError as exc:
+        raise RecordError(str(exc)) from None
+    try:
+        return data.decode("ascii")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{path}: {what_not} (byte {exc.start} is not ASCII)") from None
+
+
 def setup_lines(path: str | Path) -> list[tuple[int, str]]:
     """``parse_setup_lines`` of a file."""
-    try:
-        text = Path(path).read_text(encoding="ascii")
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read it ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise RecordError(f"{path}: not a setups file (byte {exc.start} is not ASCII)") from None
-    return parse_setup_lines(text)
+    return parse_setup_lines(_read_ascii(path, "not a setups file"))
 
 
 def sample_lines(lines: list[tuple[int, str]], count: int, rng: random.Random, where: str) -> list[tuple[int, dict[str, str]]]:
@@ -138,11 +146,7 @@ def decode_move(number: int, blue: bool) -> tuple[int, int]:
 
 def read_game(path: str | Path) -> ChaseGame:
     """Read one game file; RecordError names the line of a bad board character or move."""
-    try:
-        text = Path(path).read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{path}: cannot read it as a game file ({exc})") from None
-    return parse_game(text, str(path))
+    return parse_game(_read_ascii(path, "cannot read it as a game file"), str(path))
 
 
 def parse_game(text: str, path: str = "<game>") -> ChaseGame:

@@ -75,9 +75,24 @@ def packaged(name: str) -> Collection:
     return Collection(name, files)
 
 
+#: The most a ``--corpus`` folder may hold in all (the packaged collections are about 5 MB).
+MAX_FOLDER_BYTES = 32 * 1024 * 1024
+
+
 def folder(path: str | Path) -> Collection:
-    """A folder laid out like a packaged collection (every file under it, read now)."""
+    """A folder laid out like a packaged collection (every regular file under it, read now, each at most the
+    Ataraxos file cap and all together at most MAX_FOLDER_BYTES; a FIFO or device in it is refused by name)."""
+    from controller.textfiles import InputFileError, read_bytes, size_text
+
     root = Path(path)
     if not root.is_dir():
         raise RecordError(f"{root}: no such folder")
-    return Collection(str(root), {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()})
+    paths = [p for p in sorted(root.rglob("*")) if not p.is_dir()]
+    total = sum(p.stat().st_size for p in paths if p.is_file())
+    if total > MAX_FOLDER_BYTES:
+        raise RecordError(f"{root}: holds {size_text(total)} of files, more than a record collection may (at most "
+                          f"{size_text(MAX_FOLDER_BYTES)}; is it the right folder?)")
+    try:
+        return Collection(str(root), {p.relative_to(root).as_posix(): read_bytes(p, "Ataraxos file") for p in paths})
+    except InputFileError as exc:
+        raise RecordError(str(exc)) from None

@@ -23,6 +23,10 @@ from controller.rules import GameState, RulesError, new_game
 
 from . import RecordError
 
+_DOCTYPE = re.compile(r"<!(DOCTYPE|ENTITY)", re.IGNORECASE)
+#: A Gravon game is <stratego><game><field/><move/>...</game></stratego>: 4 levels; one element per move and a few.
+MAX_XML_DEPTH = 16
+MAX_XML_ELEMENTS = 20_000
 COLUMNS = "ABCDEFGHIK"
 FILES = "abcdefghij"
 ROWS = "123456789:"
@@ -95,6 +99,33 @@ def _station_at(index: int) -> str:
 
 
 # ---------------------------------------------------------------------- reading
+def _parse_xml(text: str, file: str) -> ET.Element:
+    """The XML tree of ``text``, parsed a piece at a time and given up as soon as it is nested deeper or holds more
+    elements than a Gravon game can (the tree built so far is all the memory it costs)."""
+    parser = ET.XMLPullParser(events=("start", "end"))
+    depth = count = 0
+    root: ET.Element | None = None
+    try:
+        for at in range(0, len(text), 65536):
+            parser.feed(text[at:at + 65536])
+            for event, elem in parser.read_events():
+                if event == "end":
+                    depth -= 1
+                    continue
+                depth, count = depth + 1, count + 1
+                root = elem if root is None else root
+                if depth > MAX_XML_DEPTH or count > MAX_XML_ELEMENTS:
+                    what = f"nested more than {MAX_XML_DEPTH} deep" if depth > MAX_XML_DEPTH else f"more than {MAX_XML_ELEMENTS:,} elements"
+                    raise RecordError(f"{file}: {what} by <{elem.tag}>; a Gravon game is one <game> of moves (nothing was imported)")
+        parser.close()
+    except ET.ParseError as exc:
+        line, col = exc.position
+        raise RecordError(f"{file}: line {line}, column {col + 1}: not well-formed XML") from None
+    if root is None:
+        raise RecordError(f"{file}: line 1, column 1: not well-formed XML (no element)")
+    return root
+
+
 def read(path: str | Path) -> GravonGame:
     """Read one Gravon XML file."""
     path = Path(path)
@@ -108,12 +139,19 @@ def read(path: str | Path) -> GravonGame:
 
 
 def parse(text: str, file: str = "<gravon>") -> GravonGame:
-    """Parse the text of a Gravon XML file; ``file`` names it in error messages."""
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
-        line, col = exc.position
-        raise RecordError(f"{file}: line {line}, column {col + 1}: not well-formed XML") from None
+    """Parse the text of a Gravon XML file; ``file`` names it in error messages. Text over the Gravon file cap, or
+    with a document type declaration (entities could expand it), is refused before the XML is parsed."""
+    from controller.textfiles import CAPS, too_large
+
+    cap = CAPS["Gravon file"]
+    if len(text) > cap:
+        raise RecordError(str(too_large(file, len(text.encode("utf-8", "surrogateescape")), cap, "Gravon file")))
+    doctype = _DOCTYPE.search(text, 0, 4096)
+    if doctype is not None:
+        line = text.count("\n", 0, doctype.start()) + 1
+        raise RecordError(f"{file}: line {line}: a Gravon file has no <!DOCTYPE> or <!ENTITY> declarations (refused "
+                          "unread: entities can expand a small file into gigabytes)")
+    root = _parse_xml(text, file)
     if root.tag == "stratego" and len(root.findall("game")) > 1:
         raise RecordError(f"{file}: holds {len(root.findall('game'))} games, and a Gravon file is one game: nothing "
                           "was imported (split it into one file per game)")

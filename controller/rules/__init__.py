@@ -49,7 +49,7 @@ def load_game(game: str) -> GameDef:
     changed on disk; a game file's ``id`` must be its file name."""
     path = Path(game)
     if path.suffix in (".yaml", ".yml") and path.exists():
-        return _load(str(path.resolve()), *_stamp(path), None)
+        return _load(str(path.absolute()), *_stamp(path), None)  # not resolved: messages name the path given
     src = catalog.find(game)
     if src is None:
         where = ", ".join(f"{folder} ({origin})" for origin, folder in catalog.folders())
@@ -58,7 +58,10 @@ def load_game(game: str) -> GameDef:
 
 
 def _stamp(path: Path) -> tuple[int, int]:
-    st = path.stat()
+    try:
+        st = path.stat()
+    except OSError:  # a dangling symlink: loading it says so
+        return 0, -1
     return st.st_mtime_ns, st.st_size
 
 

@@ -64,9 +64,10 @@ def sources(*, with_shadowed: bool = False) -> list[GameSource]:
 
 
 def find(game_id: str) -> GameSource | None:
-    """The game file for this id, searching the folders in order; None if no folder has it."""
+    """The game file for this id, searching the folders in order; None if no folder has it. Anything of that name
+    counts (a FIFO, a directory, a dangling symlink), so that loading it says what is wrong with it."""
     for origin, folder in folders():
         path = folder / f"{game_id}.yaml"
-        if path.is_file():
+        if path.exists() or path.is_symlink():
             return GameSource(game_id, path, origin)
     return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -10,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from controller.docreader import DocReader, DocumentProblem, load_yaml
+from controller.docreader import DocReader, DocumentProblem, kind_of, load_yaml
 from controller.docreader import join as _join
 
 from .clash import resolve
@@ -41,6 +42,8 @@ from .model import (
 )
 
 FORMAT_VERSION = 1
+#: The largest whole number a game file may hold anywhere (counts, ranks, steps): far beyond any board.
+MAX_WHOLE = 1_000_000_000
 ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")
 
 #: Options the engine itself reads; a game file that declares one must give a value of this kind.
@@ -70,13 +73,23 @@ class _Reader(DocReader):
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(where, f"expected a whole number, got {value!r}")
         if minimum is not None and value < minimum:
-            raise self.fail(where, f"expected a number of at least {minimum}, got {value}")
+            raise self.fail(where, f"expected a number of at least {minimum}, got {_short_number(value)}")
+        if abs(value) > MAX_WHOLE:
+            raise self.fail(where, f"expected a number of at most {MAX_WHOLE:,}, got {_short_number(value)}")
         return value
 
     def number(self, value: Any, where: str) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.fail(where, f"expected a number, got {value!r}")
+        if not math.isfinite(value) or abs(value) > MAX_WHOLE:
+            raise self.fail(where, f"expected a number of at most {MAX_WHOLE:,}, got {_short_number(value)}")
         return float(value)
+
+
+def _short_number(value: float) -> str:
+    """A number as a message shows it: a 4,000-digit number is shown by its length, not spelt out."""
+    text = repr(value)
+    return text if len(text) <= 24 else f"a number of {len(text.lstrip('-')):,} digits"
 
 
 def load_game_file(path: str | Path) -> GameDef:
@@ -87,7 +100,7 @@ def load_game_file(path: str | Path) -> GameDef:
     try:
         text = read_text(path, "game file")
     except InputFileError as exc:
-        raise GameFileError(str(path), "(file)", f"a readable file, in UTF-8 ({str(exc).removeprefix(f'{path}: ')})") from None
+        raise GameFileError(str(path), "(file)", str(exc).removeprefix(f"{path}: ")) from None
     return parse_game(text, str(path))
 
 
@@ -175,8 +188,11 @@ def _options(r: _Reader, raw: Any) -> dict[str, OptionDef]:
         choices = spec.get("choices")
         if choices is not None:
             choices = tuple(r.seq(choices, _join(where, "choices"), nonempty=True))
+            for i, c in enumerate(choices):
+                _option_value(r, c, _join(_join(where, "choices"), i))
         elif isinstance(spec["default"], bool):
             choices = (True, False)
+        _option_value(r, spec["default"], _join(where, "default"))
         if choices is not None and spec["default"] not in choices:
             raise r.fail(_join(where, "default"), f"expected one of the choices {list(choices)}, got {spec['default']!r}")
         if key in ENGINE_OPTIONS:
@@ -187,6 +203,17 @@ def _options(r: _Reader, raw: Any) -> dict[str, OptionDef]:
                     raise r.fail(where, f"the engine option {key!r} takes {what}, got {v!r}")
         out[key] = OptionDef(key, spec["default"], choices, r.text(spec["doc"], _join(where, "doc")))
     return out
+
+
+def _option_value(r: _Reader, value: Any, where: str) -> None:
+    """An option's default or choice is one value a player can name with ``-o NAME=VALUE``: text, a number, true or
+    false, or null; never a list or mapping (which could be an alias bomb, or could never be typed)."""
+    if value is not None and not isinstance(value, str | int | float | bool):
+        raise r.fail(where, f"expected one value (text, a number, true/false or null), got {kind_of(value)}")
+    if isinstance(value, int | float) and not isinstance(value, bool) and not (math.isfinite(value) and abs(value) <= MAX_WHOLE):
+        raise r.fail(where, f"expected a number of at most {MAX_WHOLE:,}, got {_short_number(value)}")
+    if isinstance(value, str) and len(value) > 200:
+        raise r.fail(where, f"expected a short value (at most 200 characters), got {len(value):,}")
 
 
 def _condition(r: _Reader, spec: Mapping[str, Any], where: str, options: Mapping[str, OptionDef]) -> Condition:

@@ -13,19 +13,29 @@ PROTO_VERSION = 1
 #: Message kinds the scanner sends (protocol version 1).
 KINDS = ("HELLO", "SNAP", "CHG", "HB", "ERR", "CFG", "TAP")
 MAX_LINE = 4096
+#: How many places a noisy line is tried from (the message kinds nearest its end): a line of noise full of kind
+#: names ("xHB xHB ...") would otherwise cost a checksum of the rest of the line per name, 0.3 s a line.
+MAX_TAILS = 16
 
 
 class ProtocolError(FaceDownError, ValueError):
     """A line that carries a valid checksum but cannot be understood (a bug or a newer protocol)."""
 
 
+def _crc8_byte(crc: int) -> int:
+    for _ in range(8):
+        crc = ((crc << 1) ^ 0x07) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
+    return crc
+
+
+_CRC8 = bytes(_crc8_byte(i) for i in range(256))
+
+
 def crc8(data: bytes) -> int:
-    """CRC-8, polynomial 0x07, init 0: the per-line checksum."""
+    """CRC-8, polynomial 0x07, init 0: the per-line checksum (a byte at a time from a table)."""
     crc = 0
     for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x07) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
+        crc = _CRC8[crc ^ b]
     return crc
 
 
@@ -53,7 +63,7 @@ def unframe(line: str) -> str | None:
     """The body of a line whose checksum is right; None otherwise.
 
     Bytes of noise before a message are skipped: if the whole line fails, the longest tail that starts with a known
-    message kind and passes the checksum is taken.
+    message kind and passes the checksum is taken, trying at most MAX_TAILS places (those nearest the end).
     """
     line = line.strip()
     if not has_checksum(line):
@@ -62,13 +72,16 @@ def unframe(line: str) -> str | None:
     body = line[:-3]
     if crc8(body.encode("utf-8", "surrogateescape")) == want:
         return body
+    starts: list[int] = []
     for kind in KINDS:
-        at = body.find(kind + " ")
+        at = body.find(kind + " ", 1)
         while at > 0:
-            tail = body[at:]
-            if crc8(tail.encode("utf-8", "surrogateescape")) == want:
-                return tail
+            starts.append(at)
             at = body.find(kind + " ", at + 1)
+    for at in sorted(starts)[-MAX_TAILS:]:
+        tail = body[at:]
+        if crc8(tail.encode("utf-8", "surrogateescape")) == want:
+            return tail
     return None
 
 
@@ -150,7 +163,8 @@ def changes_from_text(text: str) -> list[Change]:
 
 @dataclass
 class LineSplitter:
-    """Bytes in, complete lines out; a run of bytes longer than MAX_LINE without a newline is dropped and counted."""
+    """Bytes in, complete lines out; a run of bytes longer than MAX_LINE without a newline is dropped and counted,
+    and so is a line longer than MAX_LINE that arrived whole in one read: no line handed on is ever longer."""
 
     buf: bytearray = field(default_factory=bytearray)
     dropped: int = 0
@@ -164,6 +178,9 @@ class LineSplitter:
                 break
             raw = bytes(self.buf[:nl])
             del self.buf[: nl + 1]
+            if nl > MAX_LINE:
+                self.dropped += nl + 1
+                continue
             lines.append(raw.decode("utf-8", "surrogateescape").strip("\r"))
         if len(self.buf) > MAX_LINE:
             self.dropped += len(self.buf)

@@ -151,9 +151,9 @@ class LinkState:
                 self.on_tap(f["uid"])
             return [], None
         if kind == "CFG":
-            import json
+            from controller.textfiles import parse_json
 
-            self.config = json.loads(f["json"])
+            self.config = parse_json(f["json"], "the scanner's CFG")  # bounded nesting: a ValueError, never a crash
             return [], None
         if kind not in ("SNAP", "CHG", "HB"):
             log.info("%s: ignored message of unknown kind %s", self.where, kind)

@@ -58,13 +58,17 @@ class TagMap:
         path = Path(path) if path else default_path(game)
         if not path.exists():
             return cls(game, path)
+        from controller.textfiles import InputFileError, parse_json, read_text
+
         try:
-            doc = json.loads(path.read_text())
+            doc = parse_json(read_text(path, "tag map"), str(path))
             if doc.get("game") != game:
                 raise ValueError(f"it is the tag map of {doc.get('game')!r}, not {game!r}")
             entries = {uid: TagEntry(e["side"], e["piece"], int(e["copy"])) for uid, e in doc["tags"].items()}
+        except InputFileError as exc:  # an InputFileError (a ValueError): a message on the command line, no traceback
+            raise InputFileError(f"{path}: not a usable tag map: {str(exc).removeprefix(f'{path}: ')}") from None
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"{path}: not a usable tag map: {exc}") from None
+            raise InputFileError(f"{path}: not a usable tag map: {exc}") from None
         return cls(game, path, entries)
 
     def save(self) -> None:
