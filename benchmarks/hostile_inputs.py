@@ -27,9 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
-from hostile_files import MB, Case, make  # noqa: E402
+from benchmarks.hostile_files import MB, Case, make  # noqa: E402
 
 TARGET_S, TARGET_MB = 1.0, 50
 

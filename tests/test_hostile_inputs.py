@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hostile_files import ROOT, Case, alias_bomb, guide_game, make
+from benchmarks.hostile_files import ROOT, Case, alias_bomb, guide_game, make
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
