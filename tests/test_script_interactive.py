@@ -148,7 +148,7 @@ def test_a_line_too_long_is_refused_with_its_number_without_reading_it_all() -> 
     finally:
         script.close()
     assert code == 2
-    assert "facedown script: <stdin>: line 2: longer than 65,536 bytes (a script line is one JSON object)" in err, err
+    assert "facedown script: <stdin>: line 2 is longer than a script line may be (more than 64 kB without a line end)" in err, err
 
 
 def test_a_closed_standard_input_is_said_so() -> None:

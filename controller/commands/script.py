@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, TextIO
 
 from controller.errors import FaceDownError
-from controller.textfiles import InputFileError, decode, parse_json, read_text
+from controller.textfiles import InputFileError, bounded_lines, parse_json, read_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,16 +55,9 @@ def parse_seats(items: list[str], sides: tuple[str, ...]) -> dict[str, str]:
 def stream_lines(stream: BinaryIO, where: str = "<stdin>", limit: int = MAX_LINE_BYTES) -> Iterator[str]:
     """The lines of ``stream`` as text, each read and decoded as it arrives (a tool driving the script line by line
     gets each answer before it writes the next line). InputFileError names the line of a byte that is not UTF-8
-    and of a line longer than ``limit`` bytes."""
-    lineno = 0
-    while True:
-        data = stream.readline(limit + 1)
-        if not data:
-            return
-        lineno += 1
-        if len(data) > limit:
-            raise InputFileError(f"{where}: line {lineno}: longer than {limit:,} bytes (a script line is one JSON object)")
-        yield decode(data, where, "script", first_line=lineno)
+    and of a line longer than ``limit`` bytes (``textfiles.bounded_lines``)."""
+    for _lineno, text in bounded_lines(stream, where, "script", limit):
+        yield text
 
 
 def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = None, settle_ms: int = 30, everything: bool = False,
@@ -173,6 +166,15 @@ def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = Non
                     occupied = board.raw_occupied()
                     hands(sorted(set(lift_first) | {s for s in occupied if s not in target}),
                           sorted(s for s in target if s not in occupied or s in lift_first))
+            elif "view" in item:
+                # the referee's read model for a role, as its page receives it: what it sees and what is pending
+                role = str(item["view"])
+                if role not in (*state.game.sides, "spectator", "arbiter"):
+                    raise ScriptError(f"line {lineno}: no role {role!r}; roles are "
+                                      f"{', '.join((*state.game.sides, 'spectator', 'arbiter'))}")
+                out.write(json.dumps({"view": role, "state": session.view(role).to_json()}, ensure_ascii=False,
+                                     sort_keys=True) + "\n")
+                out.flush()
             elif "tick_ms" in item:
                 step = item["tick_ms"]
                 if not isinstance(step, int) or step < 0:
@@ -180,7 +182,7 @@ def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = Non
                 now += step
                 deliver(board.tick(now))
             else:
-                raise ScriptError(f"line {lineno}: expected one of setup, lift, place, tick_ms, bot_setup, bot_move, fixup; "
+                raise ScriptError(f"line {lineno}: expected one of setup, lift, place, tick_ms, bot_setup, bot_move, fixup, view; "
                                   f"got keys {sorted(item)}")
         except KeyError as exc:
             raise ScriptError(f"line {lineno}: {exc.args[0]}") from None
