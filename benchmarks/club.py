@@ -28,6 +28,17 @@ from controller.club.broker import parse_broker  # noqa: E402
 from controller.club.bus import TableBus  # noqa: E402
 from web_referee.club import ClubListener, ClubState  # noqa: E402
 
+handoff: list[float] = []  # seconds the bus's own subscriber took in the referee's thread, per event
+
+
+class TimedBus(TableBus):
+    """The club bus with its subscriber timed (it subscribes this on_event itself)."""
+
+    def on_event(self, ev) -> None:  # noqa: ANN001
+        t0 = time.perf_counter()
+        super().on_event(ev)
+        handoff.append(time.perf_counter() - t0)
+
 
 def pct(xs: list[float], p: float) -> float:
     xs = sorted(xs)
@@ -54,7 +65,7 @@ def main() -> None:
         listener.start()
         listener.connected.wait(5)
         games: list[tuple[str, Game, TableBus]] = []
-        handoff: list[float] = []
+        handoff.clear()
         for i in range(args.tables):
             d = Path(tmp) / f"t{i}"
             d.mkdir()
@@ -62,15 +73,7 @@ def main() -> None:
             name = f"t{i}"
             g.session.subscribe(lambda ev, name=name: sent.__setitem__((name, ev.seq), time.perf_counter())
                                 if ev.public.get("event") in ("move", "attack") else None)
-            bus = TableBus(g.table, address, name)
-            inner = bus.on_event
-
-            def timed(ev, inner=inner) -> None:  # noqa: ANN001
-                t0 = time.perf_counter()
-                inner(ev)
-                handoff.append(time.perf_counter() - t0)
-
-            g.session._subscribers[-1] = timed  # time the bus's own subscriber in the referee's thread
+            bus = TimedBus(g.table, address, name)
             bus.start()
             games.append((name, g, bus))
 
