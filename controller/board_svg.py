@@ -24,6 +24,9 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
+from controller.board_geometry import Layout, layout, quarter_turns, unit_distance  # noqa: F401 - re-exported
+from controller.board_geometry import rounded as _r
+
 #: Paper sizes in millimetres (portrait width, height).
 PAPER_MM: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 #: Default distance between neighbouring stations on paper: room for a 30 mm piece and a 10 mm magnet, and far
@@ -82,17 +85,6 @@ class BoardDrawingError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class Layout:
-    """Where each station is drawn: ``points`` in drawing units inside a ``width`` x ``height`` box (y downwards)."""
-
-    points: Mapping[str, tuple[float, float]]
-    pitch: float
-    width: float
-    height: float
-    turns: int = 0
-
-
-@dataclass(frozen=True, slots=True)
 class ScreenBoard:
     """The web page's static board for one viewer: the SVG viewBox and the layer of lines and stations."""
 
@@ -111,62 +103,6 @@ class PrintJob:
     paper: str
     width_mm: float
     height_mm: float
-
-
-# ---------------------------------------------------------------------------------------------------- geometry
-def unit_distance(game: Any) -> float:
-    """The smallest distance between two stations in the game file's own coordinates (1 on a square grid)."""
-    pts = [(s.x, s.y) for s in game.stations]
-    best = math.inf
-    for i, (ax, ay) in enumerate(pts):
-        for bx, by in pts[i + 1:]:
-            d = math.hypot(ax - bx, ay - by)
-            if 0 < d < best:
-                best = d
-    return best if math.isfinite(best) else 1.0
-
-
-def quarter_turns(game: Any, bottom_side: str | None) -> int:
-    """Quarter turns (clockwise on screen) that put ``bottom_side``'s deployment area at the bottom of the drawing."""
-    if not bottom_side or not game.stations:
-        return 0
-    zones = game.setup.zones.get(game.setup.deploy_zone, {})
-    home = zones.get(bottom_side) or ()
-    if not home:
-        return 0
-    by_id = {s.id: s for s in game.stations}
-    cx = sum(s.x for s in game.stations) / len(game.stations)
-    cy = sum(s.y for s in game.stations) / len(game.stations)
-    hx = sum(by_id[h].x for h in home) / len(home) - cx
-    hy = -(sum(by_id[h].y for h in home) / len(home) - cy)  # screen y grows downwards
-    if abs(hx) < 1e-9 and abs(hy) < 1e-9:
-        return 0
-    return round(math.atan2(hx, hy) / (math.pi / 2)) % 4
-
-
-_ROT = {0: (1, 0), 1: (0, 1), 2: (-1, 0), 3: (0, -1)}  # quarter turns -> (cos, sin)
-
-
-def layout(game: Any, *, pitch: float, margin: float, turns: int = 0) -> Layout:
-    """Station positions with the game's unit distance scaled to ``pitch`` and ``margin`` around the stations."""
-    unit = pitch / unit_distance(game)
-    cx = sum(s.x for s in game.stations) / len(game.stations)
-    cy = sum(s.y for s in game.stations) / len(game.stations)
-    c, sn = _ROT[turns % 4]
-    raw: dict[str, tuple[float, float]] = {}
-    for s in game.stations:
-        dx, dy = s.x - cx, -(s.y - cy)
-        raw[s.id] = ((dx * c - dy * sn) * unit, (dx * sn + dy * c) * unit)
-    x0 = min(p[0] for p in raw.values())
-    y0 = min(p[1] for p in raw.values())
-    x1 = max(p[0] for p in raw.values())
-    y1 = max(p[1] for p in raw.values())
-    points = {sid: (_r(x - x0 + margin), _r(y - y0 + margin)) for sid, (x, y) in raw.items()}
-    return Layout(points=points, pitch=pitch, width=_r(x1 - x0 + 2 * margin), height=_r(y1 - y0 + 2 * margin), turns=turns % 4)
-
-
-def _r(v: float) -> float:
-    return round(v, 3) + 0.0
 
 
 def _n(v: float) -> str:

@@ -94,7 +94,7 @@ def piece_count(game: Any) -> int:
 
 def board_size(game: Any, pitch: float) -> tuple[float, float]:
     """The printed board's width and height in mm at ``pitch`` (as `facedown print-board` draws it)."""
-    from controller.board_svg import layout
+    from controller.board_geometry import layout
 
     lay = layout(game, pitch=pitch, margin=pitch * 0.75)
     return lay.width, lay.height
