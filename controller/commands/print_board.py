@@ -10,11 +10,15 @@ from pathlib import Path
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("print-board", help="printable 1:1 board (SVG pages) with sensor channels and drill marks")
     p.add_argument("game", nargs="?", help="game id or game file (default: the profile's game)")
-    p.add_argument("--profile", help="hardware profile for channel numbers (default: the game's shipped profile, if any)")
+    p.add_argument("--profile", help="hardware profile, a file or a shipped profile's name, for channel numbers and "
+                                     "lights (default: the game's shipped profile, if any)")
     p.add_argument("--no-profile", action="store_true", help="draw no sensor channels")
     p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="page size (default a4)")
     p.add_argument("--pitch", type=float, help="mm between neighbouring stations (default 40; 60 for RFID profiles)")
     p.add_argument("--out", help="SVG file to write; larger boards also get OUT-1.svg, OUT-2.svg ... one per page")
+    p.add_argument("--layer", choices=("board", "drill", "assembly"), default="board",
+                   help="board (default): the printed top; drill: the holes to drill from the top; assembly: the "
+                        "underside seen from below (reed grooves, LEDs, channels, wiring)")
     p.add_argument("--wiring", action="store_true", help="print the profile's wiring tables (Markdown) instead")
     p.set_defaults(func=run)
 
@@ -29,14 +33,18 @@ def outputs(out: Path, pages: int) -> list[Path]:
 def run(args: argparse.Namespace) -> int:
     from controller.board_svg import BoardDrawingError, printable
     from controller.rules import load_game
-    from controller.sensing.profile import ProfileError, find_profile, load_profile, profile_ids
+    from controller.sensing.profile import ProfileError, find_profile, profile_ids
 
     profile = None
     if args.profile and args.no_profile:
         print("facedown print-board: give --profile or --no-profile, not both", file=sys.stderr)
         return 2
     if args.profile:
-        profile = load_profile(args.profile)
+        try:
+            profile = find_profile(args.profile)
+        except ProfileError as exc:
+            print(f"facedown print-board: {exc}", file=sys.stderr)
+            return 2
     game_id = args.game or (profile.game if profile is not None else None)
     if not game_id:
         print("facedown print-board: name a game (facedown games lists them) or give --profile", file=sys.stderr)
@@ -61,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         print("facedown print-board: give --out FILE.svg (or --wiring)", file=sys.stderr)
         return 2
     try:
-        job = printable(game, profile=profile, paper=args.paper, pitch=args.pitch)
+        job = printable(game, profile=profile, paper=args.paper, pitch=args.pitch, layer=args.layer)
     except BoardDrawingError as exc:
         print(f"facedown print-board: {exc}", file=sys.stderr)
         return 2
@@ -71,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     files = outputs(out, len(job.pages))
     for path, page in zip(files, job.pages, strict=True):
         path.write_text(page, encoding="utf-8")
-    print(f"{game.name}: board {job.width_mm:g} x {job.height_mm:g} mm at pitch {job.pitch:g} mm"
+    print(f"{game.name}: {'' if args.layer == 'board' else args.layer + ' layer, '}board {job.width_mm:g} x {job.height_mm:g} mm "
+          f"at pitch {job.pitch:g} mm"
           + (f", channels from {profile.file}" if profile is not None else ", no profile (no channels)"))
     if len(files) > 1:
         out.write_text(job.whole, encoding="utf-8")
