@@ -297,3 +297,51 @@ def chain_plan(profile: Any, pitch: float = 40.0) -> ChainPlan:
 def channels_by_groups(groups: Sequence[Sequence[str]]) -> dict[str, int]:
     """Station -> channel for chips holding these groups in chain order (chip k: channels 8k, 8k+1, ...)."""
     return {s: k * INPUTS + i for k, group in enumerate(groups) for i, s in enumerate(group)}
+
+
+def connector_at(game: Any, pitch: float = 40.0) -> tuple[float, float]:
+    """Where the wires end: the Pico (or the Pi's screw-terminal breakout) at the middle of the bottom edge."""
+    return _pico(positions(game, pitch), pitch)
+
+
+def _path_mm(points: Sequence[tuple[float, float]], end: tuple[float, float]) -> float:
+    """A wire along ``points`` in order, then from the nearer of its ends to ``end``; along the axes, with slack."""
+    if not points:
+        return 0.0
+    along = sum(_manhattan(a, b) for a, b in zip(points, points[1:], strict=False))
+    return round(along + min(_manhattan(points[0], end), _manhattan(points[-1], end)) + SLACK_MM, 1)
+
+
+def matrix_runs(profile: Any, pitch: float = 40.0) -> dict[str, float]:
+    """Each reed-matrix line's wire (mm): along its stations, then to the connector; "R3" and "C5" by name."""
+    from controller.rules import load_game
+
+    game = load_game(profile.game)
+    pts = positions(game, pitch)
+    end = _pico(pts, pitch)
+    lines: dict[str, list[str]] = {}
+    for s, ch in profile.channels.items():
+        if isinstance(ch, tuple):
+            r, c = ch
+        elif profile.scanner is not None and profile.scanner.matrix is not None:
+            r, c = divmod(ch, profile.scanner.matrix[1])
+        else:
+            raise ChainError(f"{profile.file}: channels: a matrix run needs a reed matrix (a Pi matrix or scanner.matrix)")
+        lines.setdefault(f"R{r}", []).append(s)
+        lines.setdefault(f"C{c}", []).append(s)
+    out = {}
+    for name, members in lines.items():
+        key = (lambda s: (pts[s][0], pts[s][1])) if name[0] == "R" else (lambda s: (pts[s][1], pts[s][0]))
+        out[name] = _path_mm([pts[s] for s in sorted(members, key=key)], end)
+    return dict(sorted(out.items(), key=lambda kv: (kv[0][0] != "R", int(kv[0][1:]))))
+
+
+def light_runs(profile: Any, led_points: Sequence[tuple[float, float]], pitch: float = 40.0) -> tuple[float, float]:
+    """The WS2812 chain's 3-way ribbon (LED to LED, and the connector to LED 0) and the 5 V feed to its far end (mm)."""
+    from controller.rules import load_game
+
+    if not led_points:
+        return 0.0, 0.0
+    end = connector_at(load_game(profile.game), pitch)
+    links = sum(_manhattan(a, b) + SLACK_MM for a, b in zip(led_points, led_points[1:], strict=False))
+    return round(links + _manhattan(end, led_points[0]) + SLACK_MM, 1), round(_manhattan(end, led_points[-1]) + SLACK_MM, 1)

@@ -60,7 +60,7 @@ class Magnet:
 #: switch with no AT figure may be anywhere from 10 to 40 AT: test it in the jig first.
 REED = ReedSwitch(
     part="Reed switch Littelfuse MDSR-7-15-20 (normally open, glass 12.7 x 1.8 mm, pull-in 15-20 AT)",
-    glass_mm=12.7, dia_mm=1.8, pull_in_at=(15.0, 20.0), price=1.00,
+    glass_mm=12.7, dia_mm=1.8, pull_in_at=(15.0, 20.0), price=0.70,
 )
 MAGNET = Magnet(part="Neodymium disc magnet 6 x 2 mm, N35, axially magnetised", dia_mm=6.0, thick_mm=2.0, grade="N35",
                 br_t=1.17, price=0.10)
