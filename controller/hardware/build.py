@@ -371,7 +371,7 @@ def firmware_config(d: Design) -> dict[str, Any]:
     lt = p.lights
     if lt is not None and lt.kind == "ws2812":
         cfg["lights"] = {"pin": lt.pin, "count": lt.count, "order": [-1 if s is None else p.channels[s] for s in lt.chain],
-                         "brightness": lt.brightness}
+                         "brightness": lt.brightness, "colour_order": lt.colour_order}
     return cfg
 
 
