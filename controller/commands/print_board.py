@@ -20,6 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="board (default): the printed top; drill: the holes to drill from the top; assembly: the "
                         "underside seen from below (reed grooves, LEDs, channels, wiring)")
     p.add_argument("--wiring", action="store_true", help="print the profile's wiring tables (Markdown) instead")
+    p.add_argument("--schematic", action="store_true",
+                   help="write the profile's schematic (SVG: every part and pin, joined by net names) to --out instead")
     p.set_defaults(func=run)
 
 
@@ -64,6 +66,23 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
         sys.stdout.write(profile_wiring(profile))
+        return 0
+    if args.schematic:
+        from controller.hardware.build import BuildError
+        from controller.hardware.schematic import schematic, svg
+
+        if profile is None or not args.out:
+            print("facedown print-board: --schematic needs a hardware profile and --out FILE.svg", file=sys.stderr)
+            return 2
+        try:
+            sch = schematic(profile)
+        except BuildError as exc:
+            print(f"facedown print-board: {exc}", file=sys.stderr)
+            return 2
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(svg(sch), encoding="utf-8")
+        print(f"{game.name}: schematic of {profile.id}, {len(sch.parts)} parts and {len(sch.nets)} nets: {out}")
         return 0
     if not args.out:
         print("facedown print-board: give --out FILE.svg (or --wiring)", file=sys.stderr)
