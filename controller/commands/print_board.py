@@ -108,4 +108,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"one {args.paper} page ({orientation}): {out}")
     print("print at 100 % (no 'fit to page'); check the 50 mm scale bar with a ruler")
+    if profile is None or profile.sensing in ("reed", "checkin", "hybrid"):
+        from controller.board_geometry import layout
+        from controller.hardware.mechanics import board_air_gap
+
+        lay = layout(game, pitch=job.pitch, margin=job.pitch * 0.75)
+        gap = board_air_gap(game, dict(lay.points), profile)
+        for line in gap.lines():
+            print(line)
+        if not gap.ok:
+            print("the reed, magnet or pitch above does not work as designed: see hardware/README.md, section 3 (the test "
+                  "jig)")
     return 0

@@ -144,10 +144,28 @@ def _station_tables(d: Any, cfg: Mapping[str, Any]) -> list[str]:
                        + " | ".join(by_channel.get(r * cols + c, "-") for c in range(cols)) + " |")
         out.append("")
     if d.chips_165:
-        out += ["74HC165 chain (chip 0's Q7 to the Pico; chip k+1's Q7 to chip k's DS; the last chip's DS to ground; "
+        from .chain import BUFFER_RIBBON_MM, PIN_165, SERIES_OHMS, chain_plan
+
+        pins = ", ".join(f"{n} {PIN_165[n]}" for n in ("A", "B", "C", "D", "E", "F", "G", "H"))
+        out += ["74HC165 chain (DIP-16 pins: PL 1, CP 2, CE 15 to ground, Q7 9, DS 10, VCC 16 to 3.3 V, GND 8; inputs "
+                f"{pins}; chip 0's Q7 to the Pico; chip k+1's Q7 to chip k's DS; the last chip's DS to ground; "
                 "channel = chip x 8 + input):", "", "| chip | A | B | C | D | E | F | G | H |", "|---|---|---|---|---|---|---|---|---|"]
         for k in range(d.chips_165):
             out.append(f"| {k} | " + " | ".join(by_channel.get(k * 8 + i, "spare") for i in range(8)) + " |")
+        plan = chain_plan(p, d.pitch)
+        out += ["", f"Where each chip sits (its stripboard among its stations; mm from the top-left corner of the "
+                f"printed board seen from above: `facedown print-board --layer assembly` draws them seen from below), its "
+                f"farthest station and the ribbon from the chip before it (chip 0: from the Pico at {plan.pico[0]:.0f}, {plan.pico[1]:.0f}):", "",
+                "| chip at | x mm | y mm | farthest station mm | ribbon in mm |", "|---|---|---|---|---|"]
+        out += [f"| #{c.index} | {c.at[0]:.0f} | {c.at[1]:.0f} | {c.spread_mm:.0f} | {c.ribbon_in_mm:.0f} |"
+                for c in plan.chips]
+        out += ["", f"Load and clock over {plan.ribbon_mm / 1000:.1f} m of 6-way ribbon (3.3 V, GND, PL, GND, CP, Q7/DS: "
+                f"a ground between the fast lines): a {SERIES_OHMS} Ω resistor in series with PL and with CP at the Pico "
+                "damps the ringing that would clock the chain twice"
+                + (f"; longer than {BUFFER_RIBBON_MM / 1000:g} m, so a 74HC125 at chip {plan.buffer_at} re-drives PL and "
+                   "CP for the chips after it (1A/2A in from the ribbon, 1Y/2Y out, 1OE/2OE to ground, unused 3A/4A to "
+                   "ground and 3OE/4OE to 3.3 V, 100 nF at its VCC)" if plan.buffered else "")
+                + ". Every reed's wire and the ribbon lengths are in `facedown bom --profile " + p.id + "`."]
         out.append("")
     if d.readers > 1:
         dec = d.decoder
