@@ -63,7 +63,7 @@ def test_the_air_gap_is_within_the_reed_and_magnet_ranges_in_every_game(game_id:
     gap = mechanics.board_air_gap(game, _points(game, 40.0))
     assert gap.closes and gap.opens_when_lifted and gap.neighbour_safe, "\n".join(gap.lines())
     assert gap.gap_mm < mechanics.BOARD_MM - mechanics.GROOVE_DEPTH_MM + 1, "the groove brings the reed near the top"
-    assert mechanics.tag_gap_ok()
+    assert mechanics.tag_gap_ok() and mechanics.tag_gap_ok(hybrid=True)
 
 
 def test_the_air_gap_checks_can_fail() -> None:

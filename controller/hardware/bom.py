@@ -415,9 +415,11 @@ def mechanics_lines(bill: Bill) -> list[str]:
         out += ["Reed stations: " + line if i == 0 else line
                 for i, line in enumerate(mech.board_air_gap(game, pts, d.profile).lines())]
     if d.readers > 1:
-        out.append(f"Reader stations: tag to antenna {mech.tag_gap_mm():.2f} mm (reader in a pocket leaving "
-                   f"{mech.TAG_SKIN_MM:g} mm of wood), within half the {mech.TAG_RANGE_MM:g} mm reliable range: "
-                   + ("ok" if mech.tag_gap_ok() else "TOO FAR"))
+        hyb = d.build == "hybrid-pico"
+        out.append(f"Reader stations: tag to antenna {mech.tag_gap_mm(hyb):.2f} mm (reader in a pocket leaving "
+                   f"{mech.TAG_SKIN_MM:g} mm of wood" + (f", on {mech.HYBRID_SPACER_MM:g} mm spacers over the reed" if hyb else "")
+                   + f"), within half the {mech.TAG_RANGE_MM:g} mm reliable range: "
+                   + ("ok" if mech.tag_gap_ok(hyb) else "TOO FAR"))
     if d.diodes:
         lines = runs.matrix_runs(d.profile, d.pitch)
         name, longest = max(lines.items(), key=lambda kv: kv[1])

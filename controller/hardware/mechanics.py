@@ -95,6 +95,8 @@ TAG_SKIN_MM = 3.0
 #: A 25 mm NTAG213 sticker over an RC522's PCB antenna: a conservative reliable range (hobby reports give 15-30 mm for
 #: a card; a small sticker reads less far). The gap must be at most half of it.
 TAG_RANGE_MM = 10.0
+#: On a hybrid board the reed's glass stands 1.3 mm proud of the reader pocket's floor: the module sits on spacers.
+HYBRID_SPACER_MM = 1.5
 
 # ---------------------------------------------------------------------------------------------------- the checks
 MT_PER_AT = 0.126
@@ -183,13 +185,14 @@ def reed_air_gap(neighbour_mm: float | None = None, reed: ReedSwitch = REED, mag
                   neighbour_mm=round(near, 1), neighbour_mt=dipole_bound_mt(magnet, r))
 
 
-def tag_gap_mm() -> float:
-    """A piece's tag to its reader's antenna: the film, the print and the wood left over the module's pocket."""
-    return round(FILM_MM + PAPER_MM + TAG_SKIN_MM, 3)
+def tag_gap_mm(hybrid: bool = False) -> float:
+    """A piece's tag to its reader's antenna: the film, the print and the wood left over the module's pocket (and on
+    a hybrid board the spacers that lift the module clear of the reed in its groove)."""
+    return round(FILM_MM + PAPER_MM + TAG_SKIN_MM + (HYBRID_SPACER_MM if hybrid else 0.0), 3)
 
 
-def tag_gap_ok() -> bool:
-    return tag_gap_mm() <= TAG_RANGE_MM / 2
+def tag_gap_ok(hybrid: bool = False) -> bool:
+    return tag_gap_mm(hybrid) <= TAG_RANGE_MM / 2
 
 
 # ---------------------------------------------------------------------------------------------------- geometry
@@ -341,3 +344,43 @@ def stack_lines() -> list[tuple[str, float]]:
     """The layer stack from the top: (layer, thickness mm)."""
     return [("clear self-adhesive laminating film", FILM_MM), ("the printed sheet, 80 g/m2 paper, spray-glued", PAPER_MM),
             (f"board: {BOARD_MM:g} mm {BOARD_MATERIAL}", BOARD_MM)]
+
+
+def mechanics_markdown() -> str:
+    """hardware/README.md's mechanical tables: the stack, each station's holes and cuts, the air gap of every build."""
+    from .build import BUILDS, SENSING_OF_BUILD
+
+    gap = reed_air_gap()
+    lo, hi = gap.pull_in_mt
+    out = ["| layer, top down | thickness |", "|---|---|"]
+    out += [f"| {what} | {mm:g} mm |" for what, mm in stack_lines()]
+    out += ["", "| at each station | size | depth | from | where |", "|---|---|---|---|---|",
+            f"| pilot hole | ⌀{PILOT_MM:g} mm | through | top (drill layer) | the station's centre (the blue cross) |",
+            f"| reed groove | {GROOVE_WIDTH_MM:g} x {GROOVE_LENGTH_MM:g} mm | {GROOVE_DEPTH_MM:g} mm (leaves "
+            f"{BOARD_MM - GROOVE_DEPTH_MM:g} mm of wood) | bottom (assembly layer) | at {REED_ANGLE_DEG:g}° (left-right on "
+            f"the print), its centre {REED_OFFSET_MM:g} mm right of the station's: the glass's end under the pilot |",
+            f"| LED hole (lights) | ⌀{LED_HOLE_MM:g} mm | through | top (drill layer) | {PIECE_MM / 2 + LED_CLEAR_MM + LED_HOLE_MM / 2:g} "
+            "mm above the centre, beside the piece (reader boards: beside the module) |",
+            f"| LED counterbore (5 mm LEDs) | ⌀{LED_COUNTERBORE_MM:g} mm | {LED_5MM_HEIGHT_MM - BOARD_MM:.1f} mm | bottom | "
+            "round the LED hole, for the LED's flange: its dome ends flush under the print |",
+            f"| reader pocket (reader boards) | the module plus 1 mm | {BOARD_MM - TAG_SKIN_MM:g} mm (leaves "
+            f"{TAG_SKIN_MM:g} mm) | bottom | the antenna (coil end) centred on the pilot |",
+            f"| magnet pocket (each piece's base) | ⌀{POCKET_DIA_MM:g} mm | {POCKET_DEPTH_MM:g} mm | the piece's base | "
+            "centred; the magnet sits 0.2 mm inside |",
+            "", "| build | sensor | gap | the figures | verdict |", "|---|---|---|---|---|"]
+    for build in BUILDS:
+        sensing = SENSING_OF_BUILD[build]
+        if sensing != "rfid":
+            out.append(f"| {build} | reed, {gap.reed.pull_in_at[0]:g}-{gap.reed.pull_in_at[1]:g} AT, "
+                       f"{gap.magnet.dia_mm:g} x {gap.magnet.thick_mm:g} mm {gap.magnet.grade} | {gap.gap_mm:.2f} mm magnet "
+                       f"to glass | seated {gap.seated_mt:.0f} mT (closing needs {lo:.1f}-{hi:.1f}, x{CLOSE_MARGIN:g} "
+                       f"margin: {CLOSE_MARGIN * hi:.0f}); lifted {LIFT_MM:g} mm {gap.lifted_mt:.2f} mT (drop-out about "
+                       f"{DROP_OUT_RATIO * lo:.2f}); next reed {gap.neighbour_mm:.1f} mm away at most {gap.neighbour_mt:.2f} mT "
+                       f"| {'ok' if gap.ok else 'FAILS'} |")
+        if sensing in ("rfid", "hybrid"):
+            hyb = sensing == "hybrid"
+            out.append(f"| {build} | RC522 reader, 25 mm NTAG213 tag | {tag_gap_mm(hyb):.2f} mm tag to antenna"
+                       + (f" (the module on {HYBRID_SPACER_MM:g} mm spacers over the reed)" if hyb else "")
+                       + f" | reliable range about {TAG_RANGE_MM:g} mm; the gap must be at most half | "
+                       f"{'ok' if tag_gap_ok(hyb) else 'FAILS'} |")
+    return "\n".join(out) + "\n"

@@ -250,12 +250,13 @@ def generators() -> dict[str, Callable[[], str]]:
     """Every generated block hardware/README.md may hold, by name: one per shipped profile, the Pico, the BOMs."""
     from controller.sensing.profile import find_profile, profile_ids
 
-    from . import bom
+    from . import bom, mechanics
 
     gens: dict[str, Callable[[], str]] = {f"profile:{pid}": (lambda pid=pid: profile_wiring(find_profile(pid))) for pid in profile_ids()}
     gens["pico"] = pin_plan
     gens["power"] = bom.power_markdown
     gens["bom-totals"] = bom.totals_markdown
+    gens["mechanics"] = mechanics.mechanics_markdown
     return gens
 
 
