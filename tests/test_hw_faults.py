@@ -173,3 +173,54 @@ def test_guided_mode_lights_and_lists_what_is_left_and_calls_the_rest_dead() -> 
     assert said[1] == "3 left: a, b, c" and "1 left: c" in said
     rep = analyse(["a", "b", "c"], base, steps)
     assert rep.dead == ["c"] and rep.ok == ["a", "b"]
+
+
+def test_a_dead_chip_on_the_scanner_firmware_behind_a_pty_is_named(tmp_path, capsys, monkeypatch) -> None:  # noqa: ANN001
+    """End to end through the real firmware (its own code under CPython, a 74HC165 chain modelled pin by pin) and the
+    real serial backend: chip 3 of siguo's chain lost its power, so its inputs never read a closed reed."""
+    from firmware_standin.harness import FirmwareOnPty, World
+
+    from controller.commands import hw_test
+    from controller.hardware.build import design, firmware_config
+
+    prof = find_profile("siguo")
+    cfg = dict(firmware_config(design(prof)), settle_ms=10, scan_period_ms=2, heartbeat_ms=150)
+    world = World()
+    sr = cfg["shift_register"]
+    world.shift_register(sr["load"], sr["clock"], sr["data"], sr["count"])
+    dead = {ch for ch in range(24, 32)}
+    port = tmp_path / "ttyACM0"
+    fw = FirmwareOnPty(cfg, world, port).plug()
+    chip3 = sorted((s for s, ch in prof.channels.items() if ch in dead), key=prof.channels.get)
+    others = [s for s, ch in sorted(prof.channels.items(), key=lambda kv: kv[1]) if ch // 8 == 5][:2]
+    asked: queue.Queue = queue.Queue()
+
+    def said(*args: object, **kw: object) -> None:
+        text = " ".join(map(str, args))
+        if text.startswith("put the magnet on "):
+            asked.put(text.split()[4].rstrip(","))
+        print(*args, **kw)
+
+    monkeypatch.setattr(hw_test, "print", said, raising=False)
+
+    def act() -> None:
+        for _ in chip3 + others:
+            ch = prof.channels[asked.get(timeout=30)]
+            if ch in dead:
+                continue  # the chip is dead: the reed closes, nothing reads it
+            world.place(ch)
+            time.sleep(0.2)
+            world.lift(ch)
+
+    person = threading.Thread(target=act, daemon=True)
+    person.start()
+    try:
+        code = main(["hw-test", "--board", "serial", "--profile", "siguo", "--port", str(port), "--stations",
+                     ",".join(chip3 + others), "--step-timeout", "0.6"])
+    finally:
+        person.join(timeout=30)
+        fw.close()
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert f"74HC165 #3: all {len(chip3)} of its stations dead" in out, out
+    assert f"{len(others)} stations ok" in out
