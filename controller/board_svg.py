@@ -5,8 +5,10 @@ coordinates: the game's smallest station distance becomes ``pitch`` units (pixel
 y grows downwards, and the board may be turned by quarter turns so that a seat's home is at the bottom.
 ``board_layer`` draws lines (one class per line kind), stations (one ``g.station`` per station, its mark shaped by what
 its kind does: impassable square, sheltering circle, frozen rounded box, plain box) and labels. The web page serves
-that layer and adds pieces on top; ``printable`` adds sensor channels and drill marks from a hardware profile and
-splits the board onto A4 or Letter pages with cut lines and alignment marks.
+that layer and adds pieces on top; ``printable`` adds sensor channels, drill marks and LED holes from a hardware
+profile and splits the board onto A4 or Letter pages with cut lines and alignment marks; its ``layer`` may instead be
+the drill or the assembly layer (controller/board_layers.py). Where stations lie comes from
+controller/board_geometry.py, the mechanical design from controller/hardware/mechanics.py.
 
 >>> from controller.rules import load_game
 >>> job = printable(load_game("luzhanqi"), paper="a4")

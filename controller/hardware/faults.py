@@ -117,8 +117,11 @@ def diagnose(profile: Any, tested: Sequence[str], dead: Iterable[str], stuck: It
         there = "; ".join(f"{b} ({', '.join(w.text for w in wires.get(b, []))})" for b in others)
         out.append(f"{a}: its magnet shows at {there}: {a}'s reed is wired to that crossing or input instead of "
                    f"its own ({', '.join(w.text for w in wires.get(a, []))})")
+    readers = any(w.kind == "reader" for ws in wires.values() for w in ws)
     for s in dead_left:
         how = ("its reed, its joint to the input or its pull-up" if chain
+               else "its reader never saw the tag: the tag on the piece, the module's cable, its chip select or its "
+                    "3.3 V" if readers
                else "its reed, its diode (ring towards the row) or a joint")
         out.append(f"{s}: dead: {how}; it hangs on {' and '.join(w.text for w in wires.get(s, []))}")
     for s in stuck_left:
