@@ -79,7 +79,7 @@ def profile_wiring(profile: Any) -> str:
         pid = f"{sc.usb_pid:04X}" if sc.usb_pid is not None else "0005"
         out += [f"Scanner: a Pico over USB (USB id {vid}:{pid}, {sc.port or '/dev/facedown-scanner'}), "
                 f"`facedown firmware flash {profile.id}` writes its config: {_summary(d)}.", "",
-                "The Pico's pins:", "", pico_wiring(cfg).rstrip("\n")]
+                "The Pico's pins (GP: the RP2040's GPIO number; Pico pin: the board's edge pin 1-40, pin 1 beside the USB socket):", "", pico_wiring(cfg).rstrip("\n")]
         out += ["", *_station_tables(d, cfg)]
     out += _lights_tables(profile, d)
     out += ["", "Buzzer, LEDs and ground on the Pi:", "", "| part | BCM | header pin |", "|---|---|---|"]
