@@ -181,9 +181,17 @@ def _spread(group: Sequence[str], pts: dict[str, tuple[float, float]]) -> float:
     return max(math.dist(c, pts[s]) for s in group)
 
 
+def _sse(group: Sequence[str], pts: dict[str, tuple[float, float]]) -> float:
+    if not group:
+        return 0.0
+    c = _centre([pts[s] for s in group])
+    return sum(math.dist(c, pts[s]) ** 2 for s in group)
+
+
 def _improve(groups: list[list[str]], pts: dict[str, tuple[float, float]]) -> list[list[str]]:
     """Capacitated k-means from the bisection's groups (each station to the nearest chip with room, the stations with
-    most to lose first), then moves and swaps between two chips while they shrink the wider of the two."""
+    most to lose first), then moves and swaps between two neighbouring chips while they shrink the wider of the two, or
+    keep it and bring the stations closer to their chips (the sum of squared distances)."""
     best = [list(g) for g in groups]
     score = sorted((_spread(g, pts) for g in best), reverse=True)
     for _ in range(12):
@@ -200,31 +208,34 @@ def _improve(groups: list[list[str]], pts: dict[str, tuple[float, float]]) -> li
             best, score = trial, trial_score
         else:
             break
+    def key(a: list[str], b: list[str]) -> tuple[float, float]:
+        return (round(max(_spread(a, pts), _spread(b, pts)), 6), round(_sse(a, pts) + _sse(b, pts), 3))
+
+    near = 4 * max(spacing(pts), 1e-9)
     changed = True
     while changed:
         changed = False
+        centres = [_centre([pts[s] for s in g]) for g in best]
         for a in range(len(best)):
             for b in range(len(best)):
-                if a == b:
+                if a == b or math.dist(centres[a], centres[b]) > near:
                     continue
-                worst = max(_spread(best[a], pts), _spread(best[b], pts))
-                for s in list(best[a]):
-                    if len(best[b]) < INPUTS:
-                        na, nb = [x for x in best[a] if x != s], [*best[b], s]
-                        if max(_spread(na, pts), _spread(nb, pts)) + 1e-6 < worst:
-                            best[a], best[b], changed = na, nb, True
+                moved = True
+                while moved:  # keep improving this pair, from its new groups each time
+                    moved = False
+                    now = key(best[a], best[b])
+                    for s in best[a]:
+                        trials = [([x for x in best[a] if x != s], [*best[b], s])] if len(best[b]) < INPUTS else []
+                        trials += [([x if x != s else t for x in best[a]], [x if x != t else s for x in best[b]])
+                                   for t in best[b]]
+                        for na, nb in trials:
+                            k = key(na, nb)
+                            if k[0] < now[0] - 1e-6 or (k[0] <= now[0] + 1e-6 and k[1] < now[1] - 1e-3):
+                                best[a], best[b], moved = na, nb, True
+                                break
+                        if moved:
+                            changed = True
                             break
-                    for t in best[b]:
-                        na, nb = [x if x != s else t for x in best[a]], [x if x != t else s for x in best[b]]
-                        if max(_spread(na, pts), _spread(nb, pts)) + 1e-6 < worst:
-                            best[a], best[b], changed = na, nb, True
-                            break
-                    if changed:
-                        break
-                if changed:
-                    break
-            if changed:
-                break
     return [g for g in best if g]
 
 
