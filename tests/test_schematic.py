@@ -73,6 +73,8 @@ def _facts_from_schematic(profile) -> set[tuple]:  # noqa: ANN001
     nets, parts = sch.nets, sch.parts
     facts: set[tuple] = set()
     pi_names = {"BUZZER": "buzzer +", **{f"LED_{n.upper()}": f"LED {n}" for n in profile.pins.leds}}
+    if profile.lights is not None and profile.lights.kind == "gpio":
+        pi_names |= {f"LIGHT_{st}": st for st in profile.lights.pins}
     for net, what in pi_names.items():
         facts |= {("pi", what, pin) for ref, pin in nets.get(net, ()) if ref == "J1"}
     for net, members in nets.items():
@@ -125,6 +127,20 @@ def test_the_schematics_nets_equal_the_wiring_tables(pid: str) -> None:
     tables, drawn = _facts_from_tables(profile), _facts_from_schematic(profile)
     assert tables, "the tables were read"
     assert tables == drawn, (sorted(tables - drawn)[:8], sorted(drawn - tables)[:8])
+
+
+def test_gpio_station_lights_are_on_the_schematic_and_in_the_bom() -> None:
+    import dataclasses
+
+    from controller.sensing.profile import Lights
+
+    prof = find_profile("luzhanqi")
+    lit = dataclasses.replace(prof, lights=Lights(kind="gpio", pins={"A0": 14, "A1": 15}))
+    assert _facts_from_tables(lit) == _facts_from_schematic(lit)
+    assert ("J1", "8") in schematic(lit).nets["LIGHT_A0"]
+    used = Counter(part.bom for part in schematic(lit).parts.values())
+    bill = bom.bill_for(lit)
+    assert all(sum(ln.quantity for ln in bill.lines if ln.part.name.startswith(p)) >= n for p, n in used.items())
 
 
 @pytest.mark.parametrize("pid", profile_ids())

@@ -14,7 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                      "lights (default: the game's shipped profile, if any)")
     p.add_argument("--no-profile", action="store_true", help="draw no sensor channels")
     p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="page size (default a4)")
-    p.add_argument("--pitch", type=float, help="mm between neighbouring stations (default 40; 60 for RFID profiles)")
+    p.add_argument("--pitch", type=float, help="mm between neighbouring stations (default 40; for a reader under each station, what its modules need: 65 on a square grid)")
     p.add_argument("--out", help="SVG file to write; larger boards also get OUT-1.svg, OUT-2.svg ... one per page")
     p.add_argument("--layer", choices=("board", "drill", "assembly"), default="board",
                    help="board (default): the printed top; drill: the holes to drill from the top; assembly: the "

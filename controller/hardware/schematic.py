@@ -89,6 +89,12 @@ def schematic(profile: Any) -> Schematic:
         sch.add(f"LED{k}", f"LED {name}", "LED, 5 mm", A=f"LED_{name.upper()}_A", K="GND_PI")
         sch.add(f"R{k}", "330 ohm", "Resistor 330 ohm", **{"1": f"LED_{name.upper()}", "2": f"LED_{name.upper()}_A"})
         sch.connect("J1", header_pin(pin), f"LED_{name.upper()}")
+    lt = profile.lights
+    if lt is not None and lt.kind == "gpio":
+        for st, pin in lt.pins.items():
+            sch.add(f"LS_{st}", f"station LED {st}", "LED, 3 mm", A=f"LIGHT_{st}_A", K="GND_PI")
+            sch.add(f"RL_{st}", "330 ohm", "Resistor 330 ohm", **{"1": f"LIGHT_{st}", "2": f"LIGHT_{st}_A"})
+            sch.connect("J1", header_pin(pin), f"LIGHT_{st}")
     if profile.scanner is None:
         for s, (r, c) in profile.channels.items():
             sch.add(f"SW_{s}", "reed switch", "Reed switch", **{"1": f"C{c}", "2": f"N_{s}"})
@@ -117,7 +123,6 @@ def schematic(profile: Any) -> Schematic:
         _chain(sch, profile, d, cfg, pico_pin)
     if d.readers:
         _readers(sch, profile, d, cfg, pico_pin)
-    lt = profile.lights
     if lt is not None and lt.kind == "ws2812":
         sch.connect("U1", pico_pin(lt.pin), "LIGHTS_DATA_3V3")
         _chip(sch, "U2", "74HC125", "74AHCT125", {"1OE": "GND", "1A": "LIGHTS_DATA_3V3", "1Y": "LIGHTS_DATA_5V",
