@@ -305,6 +305,7 @@ def csv_text(build: str, games: list[str] | None = None) -> str:
         w.writerow([name, part.per, _money(part.price), *have])
     w.writerow(["profile (* = generated, none shipped)", "", "",
                 *((b.profile + ("*" if str(b.design.profile.file).startswith("generated/") else "")) if b else "" for b in bills)])
+    w.writerow(["optional_lights_usd (in the total)", "", "", *(_money(b.lights_cost) if b else "n/a" for b in bills)])
     w.writerow(["total_usd", "", "", *(_money(b.total) if b else "n/a" for b in bills)])
     return buf.getvalue()
 
