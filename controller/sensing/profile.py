@@ -454,7 +454,7 @@ def profile_ids() -> list[str]:
 def find_profile(name: str | Path) -> Profile:
     """The profile at this path (a .yaml file), or the shipped profile with this name."""
     path = Path(name)
-    if path.suffix in (".yaml", ".yml") and path.exists():
+    if path.is_file() and (path.suffix in (".yaml", ".yml") or os.sep in str(name) or not (profiles_dir() / f"{name}.yaml").exists()):
         return load_profile(path)
     candidate = profiles_dir() / f"{name}.yaml"
     if not candidate.exists():
