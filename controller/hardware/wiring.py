@@ -103,9 +103,12 @@ def _lights_tables(profile: Any, d: Any) -> list[str]:
         return out
     rail = next(r for r in d.rails if r.name.startswith("lights"))
     out = ["", f"Station lights: a chain of {lt.count} WS2812B LEDs, one under each station, brightness capped at "
-           f"{lt.brightness}/255 (worst case {rail.worst_ma:,.0f} mA, all white). Data: Pico GP{lt.pin} -> 74AHCT125 "
-           "(1A in, 1OE to ground, VCC 5 V; 3.3 V in is a valid high for the AHCT part) -> 1Y -> 330 Ω -> DIN of LED 0; "
-           "each LED's DOUT to the next one's DIN. Power: " + rail.supply + ", its 5 V and ground to both ends of the chain, "
+           f"{lt.brightness}/255 (worst case {rail.worst_ma:,.0f} mA, all white), colour order {lt.colour_order.upper()} "
+           f"(`lights.colour_order: {lt.colour_order}`). Data: Pico GP{lt.pin} -> 74AHCT125 in a DIP-14 socket "
+           "(1A pin 2 in, 1OE pin 1 to ground, VCC pin 14 to 5 V with 100 nF, GND pin 7; 3.3 V in is a valid high for the "
+           "AHCT part; unused gates: 2A, 3A, 4A (pins 5, 9, 12) to ground, 2OE, 3OE, 4OE (pins 4, 10, 13) to 5 V) -> 1Y "
+           "(pin 3) -> 330 Ω -> DIN of LED 0; each LED's DOUT to the next one's DIN. Power: " + rail.supply
+           + " through an inline fuse at its barrel jack, its 5 V and ground to both ends of the chain, "
            "1000 µF across them at LED 0, 100 nF at each LED; its ground joined to the Pico's ground. Never power the "
            "chain from the Pi or the Pico.", "", "LEDs in chain order (LED k's station):", "",
            "| LEDs | stations |", "|---|---|"]
