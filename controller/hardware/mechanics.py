@@ -364,7 +364,7 @@ def mechanics_markdown() -> str:
             f"| LED counterbore (5 mm LEDs) | ⌀{LED_COUNTERBORE_MM:g} mm | {LED_5MM_HEIGHT_MM - BOARD_MM:.1f} mm | bottom | "
             "round the LED hole, for the LED's flange: its dome ends flush under the print |",
             f"| reader pocket (reader boards) | the module plus 1 mm | {BOARD_MM - TAG_SKIN_MM:g} mm (leaves "
-            f"{TAG_SKIN_MM:g} mm) | bottom | the antenna (coil end) centred on the pilot |",
+            f"{TAG_SKIN_MM:g} mm) | bottom | the module centred on the pilot, as the BOM's fit check lays it |",
             f"| magnet pocket (each piece's base) | ⌀{POCKET_DIA_MM:g} mm | {POCKET_DEPTH_MM:g} mm | the piece's base | "
             "centred; the magnet sits 0.2 mm inside |",
             "", "| build | sensor | gap | the figures | verdict |", "|---|---|---|---|---|"]
