@@ -224,3 +224,50 @@ def test_a_dead_chip_on_the_scanner_firmware_behind_a_pty_is_named(tmp_path, cap
     assert code == 1, out
     assert f"74HC165 #3: all {len(chip3)} of its stations dead" in out, out
     assert f"{len(others)} stations ok" in out
+
+
+def test_guided_mode_on_the_scanner_firmware_keeps_each_station_lit_until_seen(tmp_path, capsys) -> None:  # noqa: ANN001
+    """stratego-pico's matrix and WS2812 chain on the firmware's own code behind a pty: every station asked is lit
+    cyan until a magnet has been on it; the one never visited is reported dead with its row and column."""
+    from firmware_standin.harness import FirmwareOnPty, World
+
+    from controller.hardware.build import design, firmware_config
+
+    prof = find_profile("stratego-pico")
+    cfg = dict(firmware_config(design(prof)), settle_ms=10, scan_period_ms=2, heartbeat_ms=150)
+    world = World()
+    world.matrix(cfg["matrix"]["rows"], cfg["matrix"]["cols"])
+    fw = FirmwareOnPty(cfg, world, tmp_path / "ttyACM0").plug()
+    lit_counts: list[int] = []
+
+    def lit() -> int:
+        frame = world.led_frames[-1] if world.led_frames else []
+        return sum(1 for word in frame if word)
+
+    def wait_lit(n: int) -> None:
+        end = time.monotonic() + 15
+        while time.monotonic() < end and lit() != n:
+            time.sleep(0.02)
+        lit_counts.append(lit())
+
+    def act() -> None:
+        wait_lit(3)
+        for station, left in (("a1", 2), ("b1", 1)):
+            world.place(prof.channels[station])
+            time.sleep(0.2)
+            world.lift(prof.channels[station])
+            wait_lit(left)
+
+    person = threading.Thread(target=act, daemon=True)
+    person.start()
+    try:
+        code = main(["hw-test", "--board", "serial", "--profile", "stratego-pico", "--port", str(tmp_path / "ttyACM0"),
+                     "--guided", "--stations", "a1,b1,c1", "--guided-timeout", "4"])
+    finally:
+        person.join(timeout=30)
+        fw.close()
+    out = capsys.readouterr().out
+    assert lit_counts == [3, 2, 1], (lit_counts, out)
+    assert "3 left: a1, b1, c1" in out and "1 left: c1" in out and code == 1
+    assert "c1: dead" in out and "row R0, GP0 (Pico pin 1) and column C2, GP12 (Pico pin 16)" in out, out
+    assert lit() == 0, "dark when the test ends"
