@@ -32,8 +32,8 @@ from controller.hardware import mechanics as _mech
 
 #: Paper sizes in millimetres (portrait width, height).
 PAPER_MM: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
-#: Default distance between neighbouring stations on paper: room for a 30 mm piece and a 10 mm magnet, and far
-#: enough apart that a magnet never closes its neighbour's reed switch.
+#: Default distance between neighbouring stations on paper: room for a 30 mm piece and the LED beside it, and far
+#: enough apart that a magnet never closes its neighbour's reed switch (controller/hardware/mechanics.py checks it).
 DEFAULT_PITCH_MM = 40.0
 #: An RC522 reader module is 60 x 40 mm: with one under each station a square grid needs 63 mm (module plus 3 mm);
 #: the pitch of a reader-per-station board is computed for its game (controller/hardware/readers.build_pitch).
