@@ -5,6 +5,7 @@ pieces in every game; each 74HC165's spread and the longest wire within their st
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 
 import pytest
@@ -106,3 +107,19 @@ def test_the_old_station_order_chain_broke_the_limits_the_generator_keeps() -> N
     assert not old.spread_ok and old.widest_spread_mm > 250
     assert new.spread_ok and new.widest_spread_mm < old.widest_spread_mm / 2
     assert new.reed_wire_mm < old.reed_wire_mm
+
+
+@pytest.mark.parametrize("pid", [p for p in profile_ids() if find_profile(p).lights is not None])
+def test_each_led_chain_link_is_a_short_hop_and_the_bom_buys_the_ribbon(pid: str) -> None:
+    from controller.hardware import bom
+
+    profile = find_profile(pid)
+    game = load_game(profile.game)
+    pitch = default_pitch(profile, game)
+    feats = {f.id: f for f in mechanics.stations(game, _points(game, pitch), profile)}
+    leds = [feats[s].led for s in profile.lights.chain if s is not None]
+    hops = [abs(a[0] - b[0]) + abs(a[1] - b[1]) for a, b in zip(leds, leds[1:], strict=False)]
+    assert max(hops) <= 2 * pitch, "a chain order that jumps across the board needs long data wires"
+    ribbon, feed = chain.light_runs(profile, leds, pitch)
+    assert ribbon >= sum(hops) and feed > 0
+    assert bom.qty(bom.bill_for(profile), "Ribbon cable, 3-way") == math.ceil(ribbon / 1000 * 1.1)
