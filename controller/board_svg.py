@@ -5,8 +5,10 @@ coordinates: the game's smallest station distance becomes ``pitch`` units (pixel
 y grows downwards, and the board may be turned by quarter turns so that a seat's home is at the bottom.
 ``board_layer`` draws lines (one class per line kind), stations (one ``g.station`` per station, its mark shaped by what
 its kind does: impassable square, sheltering circle, frozen rounded box, plain box) and labels. The web page serves
-that layer and adds pieces on top; ``printable`` adds sensor channels and drill marks from a hardware profile and
-splits the board onto A4 or Letter pages with cut lines and alignment marks.
+that layer and adds pieces on top; ``printable`` adds sensor channels, drill marks and LED holes from a hardware
+profile and splits the board onto A4 or Letter pages with cut lines and alignment marks; its ``layer`` may instead be
+the drill or the assembly layer (controller/board_layers.py). Where stations lie comes from
+controller/board_geometry.py, the mechanical design from controller/hardware/mechanics.py.
 
 >>> from controller.rules import load_game
 >>> job = printable(load_game("luzhanqi"), paper="a4")
@@ -25,11 +27,14 @@ from typing import Any, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
 from controller.errors import FaceDownError
+from controller.board_geometry import Layout, layout, quarter_turns, unit_distance  # noqa: F401 - re-exported
+from controller.board_geometry import rounded as _r
+from controller.hardware import mechanics as _mech
 
 #: Paper sizes in millimetres (portrait width, height).
 PAPER_MM: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
-#: Default distance between neighbouring stations on paper: room for a 30 mm piece and a 10 mm magnet, and far
-#: enough apart that a magnet never closes its neighbour's reed switch.
+#: Default distance between neighbouring stations on paper: room for a 30 mm piece and the LED beside it, and far
+#: enough apart that a magnet never closes its neighbour's reed switch (controller/hardware/mechanics.py checks it).
 DEFAULT_PITCH_MM = 40.0
 #: An RC522 reader module is 60 x 40 mm: with one under each station a square grid needs 63 mm (module plus 3 mm);
 #: the pitch of a reader-per-station board is computed for its game (controller/hardware/readers.build_pitch).
@@ -49,11 +54,12 @@ DRILL_COLOUR = "#0050a0"
 #: A generous average advance per character, in em, for wrapping header text without a font engine (a CJK
 #: character is a full em); the rendering test checks the real glyphs stay clear of the scale bar.
 _EM_LATIN, _EM_CJK = 0.6, 1.0
-#: A glass reed switch (body length x diameter, mm), drawn under each station on the printable board.
-REED_MM = (14.0, 2.5)
-#: How far the reed switch's centre sits from the station's centre: the magnet must be over one end of the glass,
-#: because a magnet straight over the middle magnetises both blades alike and the switch may not close.
-REED_OFFSET_MM = 5.0
+#: The glass reed switch (length x diameter, mm) drawn under each station, and how far its centre sits from the
+#: station's (controller/hardware/mechanics.py: the magnet must be over one end of the glass).
+REED_MM = (_mech.REED.glass_mm, _mech.REED.dia_mm)
+REED_OFFSET_MM = _mech.REED_OFFSET_MM
+#: The layers `facedown print-board --layer` draws: the printed top, the drill template, the underside.
+LAYERS = ("board", "drill", "assembly")
 
 #: Chinese names of common station kinds, used when the kind's doc in the game file does not begin with one.
 KIND_ZH = {
@@ -84,17 +90,6 @@ class BoardDrawingError(FaceDownError, ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class Layout:
-    """Where each station is drawn: ``points`` in drawing units inside a ``width`` x ``height`` box (y downwards)."""
-
-    points: Mapping[str, tuple[float, float]]
-    pitch: float
-    width: float
-    height: float
-    turns: int = 0
-
-
-@dataclass(frozen=True, slots=True)
 class ScreenBoard:
     """The web page's static board for one viewer: the SVG viewBox and the layer of lines and stations."""
 
@@ -113,62 +108,6 @@ class PrintJob:
     paper: str
     width_mm: float
     height_mm: float
-
-
-# ---------------------------------------------------------------------------------------------------- geometry
-def unit_distance(game: Any) -> float:
-    """The smallest distance between two stations in the game file's own coordinates (1 on a square grid)."""
-    pts = [(s.x, s.y) for s in game.stations]
-    best = math.inf
-    for i, (ax, ay) in enumerate(pts):
-        for bx, by in pts[i + 1:]:
-            d = math.hypot(ax - bx, ay - by)
-            if 0 < d < best:
-                best = d
-    return best if math.isfinite(best) else 1.0
-
-
-def quarter_turns(game: Any, bottom_side: str | None) -> int:
-    """Quarter turns (clockwise on screen) that put ``bottom_side``'s deployment area at the bottom of the drawing."""
-    if not bottom_side or not game.stations:
-        return 0
-    zones = game.setup.zones.get(game.setup.deploy_zone, {})
-    home = zones.get(bottom_side) or ()
-    if not home:
-        return 0
-    by_id = {s.id: s for s in game.stations}
-    cx = sum(s.x for s in game.stations) / len(game.stations)
-    cy = sum(s.y for s in game.stations) / len(game.stations)
-    hx = sum(by_id[h].x for h in home) / len(home) - cx
-    hy = -(sum(by_id[h].y for h in home) / len(home) - cy)  # screen y grows downwards
-    if abs(hx) < 1e-9 and abs(hy) < 1e-9:
-        return 0
-    return round(math.atan2(hx, hy) / (math.pi / 2)) % 4
-
-
-_ROT = {0: (1, 0), 1: (0, 1), 2: (-1, 0), 3: (0, -1)}  # quarter turns -> (cos, sin)
-
-
-def layout(game: Any, *, pitch: float, margin: float, turns: int = 0) -> Layout:
-    """Station positions with the game's unit distance scaled to ``pitch`` and ``margin`` around the stations."""
-    unit = pitch / unit_distance(game)
-    cx = sum(s.x for s in game.stations) / len(game.stations)
-    cy = sum(s.y for s in game.stations) / len(game.stations)
-    c, sn = _ROT[turns % 4]
-    raw: dict[str, tuple[float, float]] = {}
-    for s in game.stations:
-        dx, dy = s.x - cx, -(s.y - cy)
-        raw[s.id] = ((dx * c - dy * sn) * unit, (dx * sn + dy * c) * unit)
-    x0 = min(p[0] for p in raw.values())
-    y0 = min(p[1] for p in raw.values())
-    x1 = max(p[0] for p in raw.values())
-    y1 = max(p[1] for p in raw.values())
-    points = {sid: (_r(x - x0 + margin), _r(y - y0 + margin)) for sid, (x, y) in raw.items()}
-    return Layout(points=points, pitch=pitch, width=_r(x1 - x0 + 2 * margin), height=_r(y1 - y0 + 2 * margin), turns=turns % 4)
-
-
-def _r(v: float) -> float:
-    return round(v, 3) + 0.0
 
 
 def _n(v: float) -> str:
@@ -209,12 +148,14 @@ def channel_label(profile: Any, station: str) -> str:
 
 # ---------------------------------------------------------------------------------------------------- the layer
 def board_layer(game: Any, lay: Layout, *, printed: bool = False, channels: Mapping[str, str] | None = None,
-                drill: str | None = None, only: set[str] | None = None) -> str:
+                drill: str | None = None, only: set[str] | None = None, leds: Mapping[str, int] | None = None,
+                led_at: tuple[float, float] = (0.0, 0.0)) -> str:
     """The board's lines and stations as SVG elements (no <svg> around them).
 
     ``printed`` adds presentation attributes for paper (the screen uses the page's CSS classes, as a Content
     Security Policy forbids inline styles), kind names in English and Chinese, and ``channels`` (station -> text).
     ``drill`` is ``"reed"`` or ``"tag"`` for drill marks under each station. ``only`` limits the stations drawn.
+    ``leds`` (station -> LED index) draws each station light's hole at ``led_at`` from the centre, with its index.
     """
     p = lay.pitch
     out: list[str] = ['<g class="lines">']
@@ -248,6 +189,11 @@ def board_layer(game: Any, lay: Layout, *, printed: bool = False, channels: Mapp
                        f'height="{_n(p * 0.533)}" rx="{_n(p * 0.05)}"{fill}/>')
         if drill:
             out.append(_drill_mark(drill, p))
+        if leds is not None and s.id in leds:
+            lx, ly = led_at
+            out.append(f'<circle class="drill led" cx="{_n(lx)}" cy="{_n(ly)}" r="{_n(_mech.LED_HOLE_MM / 2)}" fill="none" '
+                       f'stroke="{DRILL_COLOUR}" stroke-width="0.25"/><text class="led-index" x="{_n(lx + 3.3)}" y="{_n(ly + 0.9)}" '
+                       f'font-size="{_n(p * 0.06)}" fill="{DRILL_COLOUR}" font-family="sans-serif">L{leds[s.id]}</text>')
         if printed:  # inside the mark on paper, under it on screen (as the page's pieces cover the mark)
             out.append(f'<text class="sid" y="{_n(p * 0.22)}" font-size="{_n(p * 0.12)}" text-anchor="middle" fill="#444444" '
                        f'font-family="sans-serif">{escape(s.label or s.id)}</text>')
@@ -448,9 +394,16 @@ def _count(length: float, tile: float) -> int:
     return math.ceil((length - OVERLAP_MM) / (tile - OVERLAP_MM) - 1e-9)
 
 
-def printable(game: Any, *, profile: Any = None, paper: str = "a4", pitch: float | None = None) -> PrintJob:
-    """The 1:1 printable board: stations, lines, kind names, labels, sensor channels and drill marks, split onto pages."""
+def printable(game: Any, *, profile: Any = None, paper: str = "a4", pitch: float | None = None,
+              layer: str = "board") -> PrintJob:
+    """The 1:1 printable board split onto pages: ``layer`` "board" (stations, lines, kind names, labels, sensor
+    channels, drill marks and LED holes), "drill" (the holes to drill from the top) or "assembly" (the underside seen
+    from below: reed grooves, LEDs, channels and wiring; controller/board_layers.py)."""
+    from controller import board_layers
+
     _paper(paper)
+    if layer not in LAYERS:
+        raise BoardDrawingError(f"layer {layer!r}: expected one of {', '.join(LAYERS)}")
     if profile is not None and profile.game != game.id:
         raise BoardDrawingError(f"{profile.file}: game: the profile is for {profile.game!r}, not {game.id!r}")
     pitch = float(pitch) if pitch is not None else default_pitch(profile, game)
@@ -459,14 +412,27 @@ def printable(game: Any, *, profile: Any = None, paper: str = "a4", pitch: float
     lay = layout(game, pitch=pitch, margin=pitch * 0.75)
     channels = {s: channel_label(profile, s) for s in profile.stations} if profile is not None else None
     drill = "reed" if profile is None or profile.sensing in ("reed", "checkin") else "tag"
+    leds = _mech.led_indices(profile)
+    led_at = _mech.led_offset(game, profile)
+    if layer == "assembly":
+        lay = board_layers.mirrored(lay)
+
+    def draw(only: set[str] | None = None) -> str:
+        if layer == "drill":
+            return board_layers.drill_layer(game, lay, profile, only)
+        if layer == "assembly":
+            return board_layers.assembly_layer(game, lay, profile, channels, only=only)
+        return board_layer(game, lay, printed=True, channels=channels, drill=drill, only=only, leds=leds, led_at=led_at)
+
     orientation, cols, rows = page_grid(lay.width, lay.height, paper)
     tw, th = _tile(paper, orientation)
     seams_x = [(i + 1) * (tw - OVERLAP_MM) + OVERLAP_MM / 2 for i in range(cols - 1)]
     seams_y = [(j + 1) * (th - OVERLAP_MM) + OVERLAP_MM / 2 for j in range(rows - 1)]
     marks = _seam_marks(lay, seams_x, seams_y)
-    title = f"{game.name} {game.zh}".strip()
+    title = f"{game.name} {game.zh}".strip() + ("" if layer == "board" else f" · {layer} layer")
     source = f"profile {profile.name or profile.file}" if profile is not None else "no profile: no channels"
-    whole = _whole_sheet(game, lay, channels, drill, title, source, marks)
+    extra = [] if layer == "board" else board_layers.notes(layer, game, lay, profile)
+    whole = _whole_sheet(game, lay, draw(), title, source, marks, extra)
     pages: list[str] = []
     if cols * rows > 1:
         n = cols * rows
@@ -475,15 +441,13 @@ def printable(game: Any, *, profile: Any = None, paper: str = "a4", pitch: float
                 x0, y0 = i * (tw - OVERLAP_MM), j * (th - OVERLAP_MM)
                 inside = {s for s, (x, y) in lay.points.items()
                           if x0 - pitch <= x <= x0 + tw + pitch and y0 - pitch <= y <= y0 + th + pitch}
-                body = board_layer(game, lay, printed=True, channels=channels, drill=drill, only=inside)
-                pages.append(_page(paper, orientation, body + marks, x0, y0, tw, th, title, source,
+                pages.append(_page(paper, orientation, draw(inside) + marks, x0, y0, tw, th, title, source,
                                    f"page {j * cols + i + 1} of {n} (row {j + 1}, column {i + 1})", pitch,
-                                   cut_left=i > 0, cut_top=j > 0))
+                                   cut_left=i > 0, cut_top=j > 0, extra=extra[0] if extra else ""))
     else:
-        body = board_layer(game, lay, printed=True, channels=channels, drill=drill)
         w, h = lay.width, lay.height
-        pages.append(_page(paper, orientation, body, -(tw - w) / 2, -(th - h) / 2, tw, th, title, source, "page 1 of 1",
-                           pitch, cut_left=False, cut_top=False))
+        pages.append(_page(paper, orientation, draw(), -(tw - w) / 2, -(th - h) / 2, tw, th, title, source, "page 1 of 1",
+                           pitch, cut_left=False, cut_top=False, extra=extra[0] if extra else ""))
     return PrintJob(whole=whole, pages=tuple(pages), grid=(orientation, cols, rows), pitch=pitch, paper=paper.lower(),
                     width_mm=lay.width, height_mm=lay.height)
 
@@ -574,7 +538,7 @@ def header_layout(w: float, title: str, notes: list[str]) -> tuple[list[tuple[st
 
 
 def _page(paper: str, orientation: str, body: str, x0: float, y0: float, tw: float, th: float, title: str, source: str,
-          which: str, pitch: float, *, cut_left: bool, cut_top: bool) -> str:
+          which: str, pitch: float, *, cut_left: bool, cut_top: bool, extra: str = "") -> str:
     w, h = _sheet(paper, orientation)
     m, top = PAGE_MARGIN_MM, PAGE_MARGIN_MM + HEADER_MM
     hint = []
@@ -586,7 +550,12 @@ def _page(paper: str, orientation: str, body: str, x0: float, y0: float, tw: flo
              f"pitch {_n(pitch)} mm · {source}"]
     if hint:
         notes.append(f"Cut {' and '.join(hint)} edge{'s' if len(hint) > 1 else ''} on the dashed lines · overlap the neighbour, crosses matching")
-    lines, bar_x = header_layout(w, f"FaceDown · {title} · {which}", notes)
+    try:
+        lines, bar_x = header_layout(w, f"FaceDown · {title} · {which}", [*notes, extra] if extra else notes)
+    except BoardDrawingError:
+        if not extra:
+            raise
+        lines, bar_x = header_layout(w, f"FaceDown · {title} · {which}", notes)  # the layer's note is on the whole sheet
     head = "".join(
         f'<text class="{"page-note" if i else "page-title"}" x="{_n(x)}" y="{_n(y)}" font-size="{_n(size)}" '
         f'font-family="{"sans-serif" if i else "Noto Sans CJK SC, sans-serif"}">{escape(text)}</text>'
@@ -598,15 +567,15 @@ def _page(paper: str, orientation: str, body: str, x0: float, y0: float, tw: flo
               f'stroke-width="0.2"/></svg>\n')
 
 
-def _whole_sheet(game: Any, lay: Layout, channels: Mapping[str, str] | None, drill: str, title: str, source: str,
-                 marks: str) -> str:
+def _whole_sheet(game: Any, lay: Layout, body: str, title: str, source: str, marks: str, extra: list[str]) -> str:
     """The whole board on one sheet of its own size (a poster, or the drilling template), with a legend below."""
     legend, legend_h = _legend(game, lay.width)
     bar_x = lay.width - 6 - SCALE_BAR_MM
     head: list[str] = []
     y = 2.0
     for text, size, cls in ((f"FaceDown · {title}", 4.0, "page-title"),
-                            (f"whole board at 1:1 · pitch {_n(lay.pitch)} mm · {source}", 2.6, "page-note")):
+                            (f"whole board at 1:1 · pitch {_n(lay.pitch)} mm · {source}", 2.6, "page-note"),
+                            *((note, 2.6, "page-note") for note in extra)):
         for line in wrap(text, size, (bar_x - SCALE_GAP_MM - 6) if y < 11.5 else (lay.width - 12)):
             y += size * 1.05
             font = "Noto Sans CJK SC, sans-serif" if cls == "page-title" else "sans-serif"
@@ -614,7 +583,6 @@ def _whole_sheet(game: Any, lay: Layout, channels: Mapping[str, str] | None, dri
             y += size * 0.3
     band = max(14.0, y + 3)
     h = band + lay.height + legend_h
-    body = board_layer(game, lay, printed=True, channels=channels, drill=drill)
     return (_svg_open(lay.width, h, title) + "".join(head) + _scale_bar(bar_x, 11)
             + f'<g class="board" transform="translate(0,{_n(band)})">{body}{marks}</g>'
             + f'<g class="legend" transform="translate(0,{_n(band + lay.height)})">{legend}</g></svg>\n')

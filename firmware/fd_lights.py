@@ -1,9 +1,11 @@
-"""Station lights, device side: the `LIT` command, a palette capped for the supply, and the chain's GRB words.
+"""Station lights, device side: the `LIT` command, a palette capped for the supply, and the chain's words.
 
 Hardware-free and MicroPython-compatible. A ``Lights`` holds one colour code per channel; ``apply`` takes the
 fields of a `LIT` command (PROTOCOL.md) and says what was wrong with them, if anything, without changing a
-thing; ``show`` hands the whole chain's words (0x00GGRRBB, in chain order) to ``put`` once, and only when a
-colour changed since the last ``show``. On the Pico ``put`` feeds the WS2812 PIO program (fd_board.py); in tests
+thing; ``show`` hands the whole chain's words (in chain order) to ``put`` once, and only when a colour changed
+since the last ``show``. A word holds the LED's three bytes in the order the LED reads them (config
+``lights.colour_order``): 0x00GGRRBB for a WS2812B (``grb``, the default), 0x00RRGGBB for an RGB part such as the
+5 mm PL9823 (``rgb``); sent the wrong way, cyan would show as magenta. On the Pico ``put`` feeds the WS2812 PIO program (fd_board.py); in tests
 it records the words.
 """
 
@@ -27,6 +29,8 @@ CODES = "kwrgbycm"
 MAX_LEDS = 512
 #: One WS2812 at full white draws about this much (60 mA = 3 x 20 mA); the supply is sized from it.
 MA_PER_LED = 60
+#: The byte orders a chain's LEDs may read: each name lists the colours in the order they go out.
+COLOUR_ORDERS = ("grb", "rgb")
 
 
 def check(cfg, channels):
@@ -47,6 +51,9 @@ def check(cfg, channels):
     b = lt.get("brightness", 64)
     if not isinstance(b, int) or isinstance(b, bool) or not 1 <= b <= 255:
         problems.append("lights.brightness must be a whole number from 1 to 255, not %r" % (b,))
+    co = lt.get("colour_order", "grb")
+    if co not in COLOUR_ORDERS:
+        problems.append("lights.colour_order must be grb (WS2812B) or rgb (PL9823 and other RGB parts), not %r" % (co,))
     order = lt.get("order")
     if order is None:
         if isinstance(channels, int) and count > channels:
@@ -70,11 +77,13 @@ def check(cfg, channels):
     return problems
 
 
-def word(rgb, brightness):
-    """The 24-bit GRB word of a colour scaled to ``brightness`` (1..255) of full."""
+def word(rgb, brightness, colour_order="grb"):
+    """The 24-bit word of a colour scaled to ``brightness`` (1..255) of full, its bytes in ``colour_order``."""
     r = rgb[0] * brightness // 255
     g = rgb[1] * brightness // 255
     b = rgb[2] * brightness // 255
+    if colour_order == "rgb":
+        return (r << 16) | (g << 8) | b
     return (g << 16) | (r << 8) | b
 
 
@@ -87,9 +96,10 @@ class Lights:
         order = lt.get("order")
         self.order = order if order is not None else list(range(self.count))
         b = lt.get("brightness", 64)
-        self.table = [0] * 128  # a colour code's byte -> its GRB word, so a write allocates nothing
+        co = lt.get("colour_order", "grb")
+        self.table = [0] * 128  # a colour code's byte -> its word, so a write allocates nothing
         for c in CODES:
-            self.table[ord(c)] = word(PALETTE[c], b)
+            self.table[ord(c)] = word(PALETTE[c], b, co)
         self.codes = bytearray(b"k" * channels)
         self.led_of = [-1] * channels  # channel -> its LED in the chain (-1: none)
         for k in range(self.count):
@@ -179,5 +189,8 @@ def selfcheck():
     assert not lt.show()
     n += 1
     assert lt.apply({"all": "k"}) is None and lt.show() and got[-1] == [0, 0, 0, 0]
+    n += 1
+    assert word((0, 255, 255), 255) == 0xFF00FF and word((0, 255, 255), 255, "rgb") == 0x00FFFF
+    assert "colour_order" in check({"lights": {"pin": 16, "count": 2, "colour_order": "bgr"}}, 10)[0]
     n += 1
     return n

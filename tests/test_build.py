@@ -5,6 +5,7 @@ and agree with each other; `facedown firmware config|flash|profile` write and ch
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -14,6 +15,7 @@ import pytest
 
 from controller.cli import main
 from controller.hardware import bom, build, wiring
+from controller.hardware import chain as runs_of
 from controller.hardware.build import (
     BUILDS,
     BuildError,
@@ -83,7 +85,10 @@ def test_bom_wiring_and_firmware_config_agree(profile) -> None:  # noqa: ANN001
             firmware_config(d)
         rows, cols = profile.matrix_size
         assert len(table_rows(table, r"R\d+")) == rows and len(table_rows(table, r"C\d+")) == cols
-        assert bom.qty(bill, "Solid hook-up wire") == rows + cols and bom.qty(bill, "Diode") == len(profile.stations)
+        runs = runs_of.matrix_runs(profile, d.pitch)
+        assert len(runs) == rows + cols and bom.qty(bill, "Diode") == len(profile.stations)
+        assert bom.qty(bill, "Tinned copper wire") == math.ceil(sum(v for k, v in runs.items() if k[0] == "R") / 1000 * 1.1)
+        assert bom.qty(bill, "Solid hook-up wire") == math.ceil(sum(v for k, v in runs.items() if k[0] == "C") / 1000 * 1.1)
         assert bom.qty(bill, "Raspberry Pi Pico") == 0
         return
     cfg = firmware_config(d)
@@ -263,7 +268,7 @@ def test_station_lights_reach_the_config_the_bom_and_the_wiring() -> None:
     bill = bom.bill_for(prof)
     rail = next(r for r in d.rails if r.name.startswith("lights"))
     assert rail.worst_ma == round(100 * 1.0 + 100 * 60 * 64 / 255, 1) and rail.headroom_ok
-    assert bom.qty(bill, "WS2812B") == 100 and bom.qty(bill, "74AHCT125") == 1
+    assert bom.qty(bill, "Addressable RGB LED") == 100 and bom.qty(bill, "74AHCT125") == 1
     assert bom.qty(bill, "Electrolytic capacitor 1000 uF") == 1 and bom.qty(bill, rail.supply) == 1
     assert 0 < bill.lights_cost < bill.total
     table = wiring.profile_wiring(prof)

@@ -159,3 +159,24 @@ def test_the_chain_words_match_the_palette():
     for code, rgb in fd_lights.PALETTE.items():
         word = fd_lights.word(rgb, 255)
         assert ((word >> 8) & 255, (word >> 16) & 255, word & 255) == rgb, code
+
+
+def test_an_rgb_chain_gets_its_bytes_red_first_so_cyan_never_shows_as_magenta():
+    cfg = dict(CFG, lights=dict(CFG["lights"], colour_order="rgb", brightness=255))
+    assert fd_device.check_config(cfg) == []
+    dev, w, out = _device(cfg)
+    _send(dev, "LIT c=11 m=0 r=5")
+    dev.tick(5)
+    dev.tick(10)
+    dev.tick(15)
+    assert _errors(out) == []
+    frame = w.led_frames[-1]
+    assert frame[0] == 0x00FFFF, "LED 0 shows channel 11: cyan is red 0, green 255, blue 255 in R, G, B order"
+    assert frame[11] == 0xFF00FF and frame[5] == 0xFF0000
+    grb, _, _ = _device(dict(CFG, lights=dict(CFG["lights"], brightness=255)))
+    assert grb.lights.table[ord("c")] == 0xFF00FF and grb.lights.table[ord("r")] == 0x00FF00, "the same colours in G, R, B"
+
+
+def test_an_unknown_colour_order_is_named_in_the_config_check():
+    bad = fd_device.check_config(dict(CFG, lights=dict(CFG["lights"], colour_order="bgr")))
+    assert bad == ["lights.colour_order must be grb (WS2812B) or rgb (PL9823 and other RGB parts), not 'bgr'"]

@@ -94,8 +94,9 @@ def test_shipped_profile_loads_and_covers_exactly_its_stations(game):
         assert all(0 <= r < rows and 0 <= c < cols for r, c in profile.channels.values())
     else:  # too many stations for the Pi's header (siguo's 129): a USB scanner reports integer channels
         assert not profile.pins.rows and not profile.pins.columns
-        assert sorted(profile.channels.values()) == list(range(len(stations)))
-        assert profile.scanner.channel_count >= len(stations)
+        # a 74HC165 chain: each chip reads neighbouring stations, so its spare inputs may sit on any chip
+        assert all(0 <= ch < profile.scanner.channel_count for ch in profile.channels.values())
+        assert profile.scanner.channel_count >= len(stations) > profile.scanner.channel_count - 8
     pins = [*profile.pins.rows, *profile.pins.columns, profile.pins.buzzer, *profile.pins.leds.values()]
     assert len(pins) == len(set(pins)) and all(p in BCM_PINS for p in pins)
     assert {"ready", "turn", "error"} <= set(profile.pins.leds)

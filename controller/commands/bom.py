@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         w.writerow(["part", "per", "unit_price_usd", "quantity", "cost_usd"])
         for line in bill.lines:
             w.writerow([line.part.name, line.part.per, f"{line.part.price:.2f}", line.quantity, f"{line.cost:.2f}"])
+        w.writerow(["optional_lights_usd (in the total)", "", "", "", f"{bill.lights_cost:.2f}"])
         w.writerow(["total_usd", "", "", "", f"{bill.total:.2f}"])
     else:
         sys.stdout.write(bom.bill_table(bill))

@@ -107,7 +107,8 @@ def run_config(args: argparse.Namespace) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     print(f"wrote {out}: {d.profile.id} ({d.build}), {cfg['channels']} channels, sensing {cfg['sensing']}")
-    print(f"copy it with the firmware: facedown firmware flash {args.profile}")
+    print(f"copy it with the firmware: facedown firmware flash {args.profile} (or by hand, from the checkout: mpremote cp "
+          f"firmware/fd_*.py firmware/main.py : + cp {out} :config.json)")
     return 0
 
 
@@ -160,8 +161,9 @@ def run_flash(args: argparse.Namespace) -> int:
     files = firmware_files()
     tool = mpremote_command()
     if tool is None and not args.dry_run:
-        raise FirmwareError("mpremote is not installed: pip install 'facedown[flash]' (or pip install "
-                         "mpremote) into the Python that runs facedown, then run this again")
+        raise FirmwareError("mpremote is not installed: pip install 'facedown[flash]' into the venv that runs "
+                            "facedown (.venv/bin/pip install -e '.[flash]' in the checkout), or pipx install mpremote "
+                            "(Raspberry Pi OS Bookworm refuses a plain pip install outside a venv); then run this again")
     with tempfile.TemporaryDirectory(prefix="facedown-fw-") as tmp:
         cfg_path = Path(tmp) / "config.json"
         cfg_path.write_text(config_json(cfg), encoding="utf-8")
@@ -179,7 +181,7 @@ def run_flash(args: argparse.Namespace) -> int:
         print(f"facedown firmware: mpremote failed with exit status {code} (is another program, such as the referee, "
               f"holding {port}? stop it: sudo systemctl stop facedown)", file=sys.stderr)
         return 2
-    print(f"flashed; the Pico restarted. Check it: facedown hw-test --board serial --profile {d.profile.file}")
+    print(f"flashed; the Pico restarted. Check it: facedown hw-test --board serial --profile {args.profile}")
     return 0
 
 

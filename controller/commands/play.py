@@ -167,9 +167,9 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     profile = None
     if args.profile or args.board != "sim":
-        from controller.sensing.profile import default_profile, load_profile
+        from controller.sensing.profile import default_profile, find_profile
 
-        profile = load_profile(args.profile) if args.profile else default_profile(args.game or "stratego")
+        profile = find_profile(args.profile) if args.profile else default_profile(args.game or "stratego")
     game_id = args.game or (profile.game if profile is not None else "stratego")
     options = parse_options(args.option)
     broker, control, players = club_options(args)

@@ -92,10 +92,10 @@ def _board(args: argparse.Namespace, game):
         from controller.sensing.sim import SimBoard
 
         return SimBoard(game.station_ids)
-    from controller.sensing.profile import default_profile, load_profile
+    from controller.sensing.profile import default_profile, find_profile
     from controller.sensing.serial_link import SerialScannerBoard
 
-    prof = load_profile(args.profile) if args.profile else default_profile(game.id)
+    prof = find_profile(args.profile) if args.profile else default_profile(game.id)
     sc = prof.scanner
     board = SerialScannerBoard(prof.stations, prof.channels, port=args.port or (sc.port if sc else None),
                                vid=sc.usb_vid if sc else None, pid=sc.usb_pid if sc else None)

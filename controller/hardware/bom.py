@@ -79,6 +79,11 @@ class Bill:
         return round(sum(line.cost for line in self.lines), 2)
 
     @property
+    def base_cost(self) -> float:
+        """The board without its optional parts (the station lights)."""
+        return round(self.total - self.lights_cost, 2)
+
+    @property
     def lights_cost(self) -> float:
         """What the optional station lights add to the total."""
         return round(sum(line.cost for line in self.lines[self.lights_from:]), 2) if self.lights_from >= 0 else 0.0
@@ -96,7 +101,7 @@ def piece_count(game: Any) -> int:
 
 def board_size(game: Any, pitch: float) -> tuple[float, float]:
     """The printed board's width and height in mm at ``pitch`` (as `facedown print-board` draws it)."""
-    from controller.board_svg import layout
+    from controller.board_geometry import layout
 
     lay = layout(game, pitch=pitch, margin=pitch * 0.75)
     return lay.width, lay.height
@@ -105,6 +110,11 @@ def board_size(game: Any, pitch: float) -> tuple[float, float]:
 def _blank_price(w: float, h: float) -> float:
     """6 mm plywood or MDF: about $12 for a 600 x 600 mm piece, more for larger, in whole dollars."""
     return float(max(12, math.ceil(12 * (w * h) / (600 * 600))))
+
+
+def fuse_for(supply_ma: float) -> int:
+    """A fuse rating (A) for a supply: its rating, so a short trips the fuse before it overheats the supply's wires."""
+    return max(1, int(supply_ma // 1000))
 
 
 def bill_for(profile: Any) -> Bill:
@@ -124,6 +134,9 @@ def bill_for(profile: Any) -> Bill:
             lines.append((Part(name, per, price), count))
 
     w, h = board_size(game, d.pitch)
+    from . import chain as runs
+    from . import mechanics as mech
+
     add("Raspberry Pi 4 Model B, 2 GB (a Pi 3B+ or Zero 2 W also runs the referee)", "board", 45.00, 1)
     add("microSD card, 32 GB, A1 class", "board", 10.00, 1)
     pi_rail = d.rails[0]
@@ -131,34 +144,55 @@ def bill_for(profile: Any) -> Bill:
     add("Passive piezo buzzer module, 3.3 V", "board", 2.00, 1)
     add("LED, 5 mm (ready, turn, error)", "board", 0.20, 3)
     add("Resistor 330 ohm, 1/4 W (one per LED)", "board", 0.10, 3)
-    add(f"Board blank: 6 mm plywood or MDF, {w:.0f} x {h:.0f} mm (the printed board at {d.pitch:g} mm pitch)", "board",
-        _blank_price(w, h), 1)
+    add(f"Board blank: {mech.BOARD_MM:g} mm {mech.BOARD_MATERIAL}, {w:.0f} x {h:.0f} mm (the printed board at "
+        f"{d.pitch:g} mm pitch)", "board", _blank_price(w, h), 1)
+    frame = math.ceil(2 * (w + h) / 1000 + 0.2)
+    add("Pine strip 20 x 20 mm, metres (a frame glued under the board's edges: the wiring clears the table)", "board", 1.50,
+        frame)
+    add("Rubber feet, self-adhesive, 12 mm (under the frame: the corners and every 300 mm of edge)", "board", 0.15,
+        4 + math.ceil(2 * (w + h) / 300))
+    add("Clear self-adhesive laminating film, A4 sheets (over the glued print)", "board", 0.50,
+        math.ceil(w * h / (210 * 297) * 1.2))
     add("Female-female jumper wire, 20 cm (buzzer, LEDs)", "board", 0.10, 8)
+    add("Heat-shrink tubing assortment, 1.5-6 mm (sleeve every crossing and bare joint)", "board", 3.00, 1)
     if d.reeds:
-        add("Reed switch, glass, normally open, 2 x 14 mm (10 % spare: glass breaks when leads are bent)", "station + 10 %",
-            0.40, math.ceil(round(n * 1.1, 6)))
-        add("Neodymium disc magnet, 10 x 3 mm, N35 (one in each piece's base)", "piece", 0.30, pieces)
+        add(f"{mech.REED.part} (10 % spare: glass cracks when its leads are bent)", "station + 10 %", mech.REED.price,
+            math.ceil(round(n * 1.1, 6)))
+        add(f"{mech.MAGNET.part} (one in each piece's base; {mech.POCKET_DIA_MM:g} mm pocket, {mech.POCKET_DEPTH_MM:g} mm deep)",
+            "piece", mech.MAGNET.price, pieces)
     if d.diodes:
+        lines_mm = runs.matrix_runs(profile, d.pitch)
+        rows_m = sum(v for k, v in lines_mm.items() if k.startswith("R")) / 1000
+        cols_m = sum(v for k, v in lines_mm.items() if k.startswith("C")) / 1000
         add("Diode 1N4148 (one per switch, against ghost readings)", "station", 0.05, d.diodes)
-        add("Solid hook-up wire, 0.5 mm2 (22 AWG), metres (one run per row or column)", "row or column", 0.30, d.matrix_lines)
+        add("Tinned copper wire, bare, 0.6 mm (22 AWG), metres (the matrix rows: diode cathodes; from the wire runs)",
+            "row", 0.40, math.ceil(rows_m * 1.1))
+        add("Solid hook-up wire, insulated, 0.5 mm2 (22 AWG), metres (the matrix columns: reed leads; from the wire runs)",
+            "column", 0.30, math.ceil(cols_m * 1.1))
     if d.pi_matrix:
-        add("Female-female jumper wire, 20 cm (one per row or column to the header)", "row or column", 0.10, d.matrix_lines)
-        add("40-pin GPIO ribbon cable and screw-terminal breakout", "board", 10.00, 1)
+        add("40-pin GPIO ribbon cable and screw-terminal breakout (every row and column wire ends on it)", "board", 10.00, 1)
     if d.build != "reed-gpio":
         add("Raspberry Pi Pico H (RP2040, headers fitted)", "board", 5.00, 1)
-        add("USB-A to micro-USB data cable, 0.5 m (Pico to Pi)", "board", 3.00, 1)
+        add("USB-A to micro-USB data cable, 1 m (Pico to Pi)", "board", 3.00, 1)
     if d.pico_matrix:
-        add("Female-female jumper wire, 20 cm (one per row or column to the Pico)", "row or column", 0.10, d.matrix_lines)
+        add("Screw-terminal breakout board for the Pico (every row and column wire ends on it)", "board", 8.00, 1)
     if d.chips_165:
         c = d.chips_165
-        add("74HC165 8-bit shift register, DIP-16 (8 stations each)", "74HC165", 0.80, c)
+        plan = runs.chain_plan(profile, d.pitch)
+        add("74HC165 8-bit shift register, DIP-16 (8 neighbouring stations each)", "74HC165", 0.80, c)
+        add("IC socket, DIP-16 (one per 74HC165)", "74HC165", 0.15, c)
         add("Resistor 10 kOhm, 1/4 W (pull-up on every 74HC165 input, spare inputs too)", "74HC165 input", 0.05, d.pullups)
         add("Capacitor 100 nF ceramic (one per 74HC165)", "74HC165", 0.10, c)
         add("Stripboard, about 50 x 70 mm (one per 74HC165, placed among its 8 stations)", "74HC165", 1.00, c)
-        add("Solid hook-up wire, 0.5 mm2 (22 AWG), metres (reed to its chip input, ground bus)", "station", 0.30,
-            math.ceil(n * 0.3))
-        add("Ribbon cable, 6-way, metres (the chain from chip to chip: 3.3 V, GND, PL, CP, Q7 to DS)", "74HC165", 1.00,
-            math.ceil(c * 0.5))
+        add("Solid hook-up wire, insulated, 0.5 mm2 (22 AWG), metres (reed to its chip input, and the ground bus; from "
+            "the wire runs)", "station", 0.30, math.ceil(plan.reed_wire_mm * 2 / 1000 * 1.1))
+        add("Ribbon cable, 6-way, metres (Pico to chip 0, chip to chip: 3.3 V, GND, PL, CP, GND, Q7 to DS; from the "
+            "wire runs)", "74HC165", 1.00, math.ceil(plan.ribbon_mm / 1000 * 1.1))
+        add(f"Resistor {runs.SERIES_OHMS} ohm, 1/4 W (in series with PL and CP at the Pico: damps the long ribbon's ringing)",
+            "board", 0.10, 2)
+        if plan.buffered:
+            add(f"74HC125 quad buffer, DIP-14, with socket and 100 nF (re-drives PL and CP at chip {plan.buffer_at}: the "
+                f"ribbon is {plan.ribbon_mm / 1000:.1f} m)", "board", 1.00, 1)
     if d.readers and d.module:
         m = d.module
         add(f"{m.name}", "reader", m.price, d.readers)
@@ -197,20 +231,32 @@ def bill_for(profile: Any) -> Bill:
             elif rail.name.startswith("readers 5"):
                 add(rail.supply, "board", {3000: 10.00, 5000: 15.00, 10000: 25.00}[int(rail.supply_ma)], 1)
         add("DC barrel jack socket, 5.5 x 2.1 mm, panel mount (the readers' supply)", "board", 1.00, 1)
+        five = next(r for r in d.rails if r.name.startswith("readers 5"))
+        add(f"Inline fuse holder with a {fuse_for(five.supply_ma)} A fast fuse (the readers' 5 V, at the barrel jack)",
+            "board", 1.50, 1)
     lt = profile.lights
     lights_from = len(lines) if lt is not None else -1
     if lt is not None and lt.kind == "ws2812":
-        add("WS2812B addressable RGB LED, 5 mm through-hole or 5050 on a strip cut per station (one per LED of the chain)",
-            "LED", 0.25, lt.count)
-        add("Capacitor 100 nF ceramic (one per WS2812B)", "LED", 0.05, lt.count)
-        add("74AHCT125 quad buffer, DIP-14 (the Pico's 3.3 V data up to 5 V for the chain)", "board", 0.70, 1)
+        feats = {f.id: f for f in mech.stations(game, runs.positions(game, d.pitch), profile)}
+        chain_mm, feed_mm = runs.light_runs(profile, [feats[st].led for st in lt.chain if st is not None], d.pitch)
+        rail = next(r for r in d.rails if r.name.startswith("lights"))
+        add("Addressable RGB LED, 5 mm through-hole (PL9823-F5, colour order RGB) or WS2812B 5050 cut from a strip (GRB): "
+            "set lights.colour_order to match", "LED", 0.25, lt.count)
+        add("Capacitor 100 nF ceramic (one per LED, across its 5 V and ground)", "LED", 0.05, lt.count)
+        add("74AHCT125 quad buffer, DIP-14 (the Pico's 3.3 V data up to 5 V for the chain; unused gates: input to GND, "
+            "OE to 5 V)", "board", 0.70, 1)
+        add("IC socket, DIP-14, and a 30 x 40 mm piece of stripboard (the 74AHCT125)", "board", 0.60, 1)
+        add("Capacitor 100 nF ceramic (the 74AHCT125's VCC to ground)", "board", 0.10, 1)
         add("Resistor 330 ohm, 1/4 W (in series with the chain's data input, at the first LED)", "board", 0.10, 1)
         add("Electrolytic capacitor 1000 uF 10 V (across the chain's 5 V and ground, at the first LED)", "board", 0.40, 1)
-        add("Ribbon cable, 3-way, metres (5 V, GND, data from LED to LED)", "LED", 1.00, math.ceil(lt.count * 0.06))
-        add("Power wire, red and black, 0.75 mm2 (18 AWG), metres (the chain's 5 V in at both ends)", "board", 0.60, 2)
-        rail = next(r for r in d.rails if r.name.startswith("lights"))
+        add("Ribbon cable, 3-way, metres (5 V, GND, data from LED to LED; from the wire runs)", "LED", 1.00,
+            math.ceil(chain_mm / 1000 * 1.1))
+        add("Power wire, red and black, 0.75 mm2 (18 AWG), metres (the chain's 5 V in at both ends; from the wire runs)",
+            "board", 0.60, math.ceil((feed_mm + 300) / 1000 * 1.1))
         add(rail.supply, "board", {2000: 7.00, 3000: 10.00, 5000: 15.00, 10000: 25.00}[int(rail.supply_ma)], 1)
         add("DC barrel jack socket, 5.5 x 2.1 mm, panel mount (the lights' supply)", "board", 1.00, 1)
+        add(f"Inline fuse holder with a {fuse_for(rail.supply_ma)} A fast fuse (the lights' 5 V, at the barrel jack)",
+            "board", 1.50, 1)
     elif lt is not None:
         add("LED, 3 mm (one per station with a light)", "LED", 0.15, lt.count)
         add("Resistor 330 ohm, 1/4 W (one per station LED)", "LED", 0.10, lt.count)
@@ -261,6 +307,7 @@ def csv_text(build: str, games: list[str] | None = None) -> str:
         w.writerow([name, part.per, _money(part.price), *have])
     w.writerow(["profile (* = generated, none shipped)", "", "",
                 *((b.profile + ("*" if str(b.design.profile.file).startswith("generated/") else "")) if b else "" for b in bills)])
+    w.writerow(["optional_lights_usd (in the total)", "", "", *(_money(b.lights_cost) if b else "n/a" for b in bills)])
     w.writerow(["total_usd", "", "", *(_money(b.total) if b else "n/a" for b in bills)])
     return buf.getvalue()
 
@@ -311,7 +358,8 @@ def totals_markdown() -> str:
         bills = [_bill_or_none(g, b) for b in BUILDS]
         game = load_game(g)
         out.append(f"| {g} ({game.zh}) | {len(game.stations)} | {piece_count(game)} | "
-                   + " | ".join(f"${b.total:,.0f}" if b else "too big" for b in bills) + " |")
+                   + " | ".join((f"${b.base_cost:,.0f}" + (f" (+${b.lights_cost:,.0f} lights)" if b.lights_cost else ""))
+                                if b else "too big" for b in bills) + " |")
     return "\n".join(out) + "\n"
 
 
@@ -341,13 +389,52 @@ def bill_table(bill: Bill) -> str:
     rows = [head, "", f"{'part':<{width}}  {'qty':>5}  {'each $':>7}  {'cost $':>8}"]
     rows += [f"{line.part.name:<{width}}  {line.quantity:>5}  {line.part.price:>7.2f}  {line.cost:>8.2f}" for line in bill.lines]
     rows.append(f"{'total':<{width}}  {'':>5}  {'':>7}  {bill.total:>8.2f}")
-    rows += ["", fit_text(bill.design), "", "Power budget (typical / worst case):"]
+    if bill.lights_cost:
+        rows.append(f"{'  of which the optional station lights (the lines from the LEDs on)':<{width}}  {'':>5}  {'':>7}  "
+                    f"{bill.lights_cost:>8.2f}")
+        rows.append(f"{'  the board without them':<{width}}  {'':>5}  {'':>7}  {bill.base_cost:>8.2f}")
+    rows += ["", fit_text(bill.design), "", *mechanics_lines(bill), "", "Power budget (typical / worst case):"]
     for rail in d.rails:
         rows.append(f"  {rail.name}: {rail.typical_ma:,.0f} / {rail.worst_ma:,.0f} mA -> {rail.supply} "
                     f"({rail.supply_ma:,.0f} mA; worst case uses {rail.worst_ma / rail.supply_ma:.0%})")
         rows += [f"    {what}: {typ:,.1f} / {worst:,.1f} mA" for what, typ, worst in rail.parts]
     rows += ["", PRICES]
     return "\n".join(rows) + "\n"
+
+
+def mechanics_lines(bill: Bill) -> list[str]:
+    """The board's mechanical figures: the layer stack, the air gap and its checks, the wire runs."""
+    from controller.rules import load_game
+
+    from . import chain as runs
+    from . import mechanics as mech
+
+    d = bill.design
+    game = load_game(d.profile.game)
+    pts = runs.positions(game, d.pitch)
+    stack = " / ".join(f"{what} {mm:g} mm" for what, mm in mech.stack_lines())
+    out = [f"Layer stack, top down: {stack}."]
+    if d.reeds:
+        out += ["Reed stations: " + line if i == 0 else line
+                for i, line in enumerate(mech.board_air_gap(game, pts, d.profile).lines())]
+    if d.readers > 1:
+        hyb = d.build == "hybrid-pico"
+        out.append(f"Reader stations: tag to antenna {mech.tag_gap_mm(hyb):.2f} mm (reader in a pocket leaving "
+                   f"{mech.TAG_SKIN_MM:g} mm of wood" + (f", on {mech.HYBRID_SPACER_MM:g} mm spacers over the reed" if hyb else "")
+                   + f"), within half the {mech.TAG_RANGE_MM:g} mm reliable range: "
+                   + ("ok" if mech.tag_gap_ok(hyb) else "TOO FAR"))
+    if d.diodes:
+        lines = runs.matrix_runs(d.profile, d.pitch)
+        name, longest = max(lines.items(), key=lambda kv: kv[1])
+        out.append(f"Matrix wires: {len(lines)} runs, {sum(lines.values()) / 1000:.1f} m in all, the longest {name} "
+                   f"{longest:.0f} mm (to the connector at the middle of the bottom edge).")
+    if d.chips_165:
+        plan = runs.chain_plan(d.profile, d.pitch)
+        out.append(f"74HC165 chain: widest chip {plan.widest_spread_mm:.0f} mm from its farthest station (limit "
+                   f"{plan.spread_limit_mm:.0f}), longest reed wire {plan.longest_run_mm:.0f} mm (limit "
+                   f"{plan.run_limit_mm:.0f}), ribbon {plan.ribbon_mm / 1000:.1f} m"
+                   + (f": PL and CP re-driven by a 74HC125 at chip {plan.buffer_at}" if plan.buffered else "") + ".")
+    return out
 
 
 def fit_text(d: Design) -> str:

@@ -373,7 +373,7 @@ def firmware_config(d: Design) -> dict[str, Any]:
     lt = p.lights
     if lt is not None and lt.kind == "ws2812":
         cfg["lights"] = {"pin": lt.pin, "count": lt.count, "order": [-1 if s is None else p.channels[s] for s in lt.chain],
-                         "brightness": lt.brightness}
+                         "brightness": lt.brightness, "colour_order": lt.colour_order}
     return cfg
 
 
@@ -421,7 +421,13 @@ def profile_text(game_id: str, build: str) -> str:
             scanner = ["scanner:", "  kind: shift_register", f"  channel_count: {math.ceil(n / 8) * 8}"]
     scanner += ["  port: null", "  usb_vid: 0x2E8A", "  usb_pid: 0x0005"]
     body = [*scanner, "pins:", f"  buzzer: {PI_BUZZER}", "  leds: {ready: 25, turn: 26, error: 27}", "channels:"]
-    body += [f"  {s}: {i}" for i, s in enumerate(ids)]
+    if "shift_register" in scanner[1]:
+        from .chain import channels_by_groups, chip_groups
+
+        body[-1] = "channels:  # chip k reads channels 8k-8k+7: 8 neighbouring stations (controller/hardware/chain.py)"
+        body += [f"  {s}: {ch}" for s, ch in channels_by_groups(chip_groups(game, math.ceil(n / 8))).items()]
+    else:
+        body += [f"  {s}: {i}" for i, s in enumerate(ids)]
     return "\n".join(head + body) + "\n"
 
 

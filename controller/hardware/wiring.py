@@ -81,7 +81,7 @@ def profile_wiring(profile: Any) -> str:
         pid = f"{sc.usb_pid:04X}" if sc.usb_pid is not None else "0005"
         out += [f"Scanner: a Pico over USB (USB id {vid}:{pid}, {sc.port or '/dev/facedown-scanner'}), "
                 f"`facedown firmware flash {profile.id}` writes its config: {_summary(d)}.", "",
-                "The Pico's pins:", "", pico_wiring(cfg).rstrip("\n")]
+                "The Pico's pins (GP: the RP2040's GPIO number; Pico pin: the board's edge pin 1-40, pin 1 beside the USB socket):", "", pico_wiring(cfg).rstrip("\n")]
         out += ["", *_station_tables(d, cfg)]
     out += _lights_tables(profile, d)
     out += ["", "Buzzer, LEDs and ground on the Pi:", "", "| part | BCM | header pin |", "|---|---|---|"]
@@ -105,9 +105,12 @@ def _lights_tables(profile: Any, d: Any) -> list[str]:
         return out
     rail = next(r for r in d.rails if r.name.startswith("lights"))
     out = ["", f"Station lights: a chain of {lt.count} WS2812B LEDs, one under each station, brightness capped at "
-           f"{lt.brightness}/255 (worst case {rail.worst_ma:,.0f} mA, all white). Data: Pico GP{lt.pin} -> 74AHCT125 "
-           "(1A in, 1OE to ground, VCC 5 V; 3.3 V in is a valid high for the AHCT part) -> 1Y -> 330 Ω -> DIN of LED 0; "
-           "each LED's DOUT to the next one's DIN. Power: " + rail.supply + ", its 5 V and ground to both ends of the chain, "
+           f"{lt.brightness}/255 (worst case {rail.worst_ma:,.0f} mA, all white), colour order {lt.colour_order.upper()} "
+           f"(`lights.colour_order: {lt.colour_order}`). Data: Pico GP{lt.pin} -> 74AHCT125 in a DIP-14 socket "
+           "(1A pin 2 in, 1OE pin 1 to ground, VCC pin 14 to 5 V with 100 nF, GND pin 7; 3.3 V in is a valid high for the "
+           "AHCT part; unused gates: 2A, 3A, 4A (pins 5, 9, 12) to ground, 2OE, 3OE, 4OE (pins 4, 10, 13) to 5 V) -> 1Y "
+           "(pin 3) -> 330 Ω -> DIN of LED 0; each LED's DOUT to the next one's DIN. Power: " + rail.supply
+           + " through an inline fuse at its barrel jack, its 5 V and ground to both ends of the chain, "
            "1000 µF across them at LED 0, 100 nF at each LED; its ground joined to the Pico's ground. Never power the "
            "chain from the Pi or the Pico.", "", "LEDs in chain order (LED k's station):", "",
            "| LEDs | stations |", "|---|---|"]
@@ -146,10 +149,28 @@ def _station_tables(d: Any, cfg: Mapping[str, Any]) -> list[str]:
                        + " | ".join(by_channel.get(r * cols + c, "-") for c in range(cols)) + " |")
         out.append("")
     if d.chips_165:
-        out += ["74HC165 chain (chip 0's Q7 to the Pico; chip k+1's Q7 to chip k's DS; the last chip's DS to ground; "
+        from .chain import BUFFER_RIBBON_MM, PIN_165, SERIES_OHMS, chain_plan
+
+        pins = ", ".join(f"{n} {PIN_165[n]}" for n in ("A", "B", "C", "D", "E", "F", "G", "H"))
+        out += ["74HC165 chain (DIP-16 pins: PL 1, CP 2, CE 15 to ground, Q7 9, DS 10, VCC 16 to 3.3 V, GND 8; inputs "
+                f"{pins}; chip 0's Q7 to the Pico; chip k+1's Q7 to chip k's DS; the last chip's DS to ground; "
                 "channel = chip x 8 + input):", "", "| chip | A | B | C | D | E | F | G | H |", "|---|---|---|---|---|---|---|---|---|"]
         for k in range(d.chips_165):
             out.append(f"| {k} | " + " | ".join(by_channel.get(k * 8 + i, "spare") for i in range(8)) + " |")
+        plan = chain_plan(p, d.pitch)
+        out += ["", f"Where each chip sits (its stripboard among its stations; mm from the top-left corner of the "
+                f"printed board seen from above: `facedown print-board --layer assembly` draws them seen from below), its "
+                f"farthest station and the ribbon from the chip before it (chip 0: from the Pico at {plan.pico[0]:.0f}, {plan.pico[1]:.0f}):", "",
+                "| chip at | x mm | y mm | farthest station mm | ribbon in mm |", "|---|---|---|---|---|"]
+        out += [f"| #{c.index} | {c.at[0]:.0f} | {c.at[1]:.0f} | {c.spread_mm:.0f} | {c.ribbon_in_mm:.0f} |"
+                for c in plan.chips]
+        out += ["", f"Load and clock over {plan.ribbon_mm / 1000:.1f} m of 6-way ribbon (3.3 V, GND, PL, GND, CP, Q7/DS: "
+                f"a ground between the fast lines): a {SERIES_OHMS} Ω resistor in series with PL and with CP at the Pico "
+                "damps the ringing that would clock the chain twice"
+                + (f"; longer than {BUFFER_RIBBON_MM / 1000:g} m, so a 74HC125 at chip {plan.buffer_at} re-drives PL and "
+                   "CP for the chips after it (1A/2A in from the ribbon, 1Y/2Y out, 1OE/2OE to ground, unused 3A/4A to "
+                   "ground and 3OE/4OE to 3.3 V, 100 nF at its VCC)" if plan.buffered else "")
+                + ". Every reed's wire and the ribbon lengths are in `facedown bom --profile " + p.id + "`."]
         out.append("")
     if d.readers > 1:
         dec = d.decoder
@@ -234,12 +255,13 @@ def generators() -> dict[str, Callable[[], str]]:
     """Every generated block hardware/README.md may hold, by name: one per shipped profile, the Pico, the BOMs."""
     from controller.sensing.profile import find_profile, profile_ids
 
-    from . import bom
+    from . import bom, mechanics
 
     gens: dict[str, Callable[[], str]] = {f"profile:{pid}": (lambda pid=pid: profile_wiring(find_profile(pid))) for pid in profile_ids()}
     gens["pico"] = pin_plan
     gens["power"] = bom.power_markdown
     gens["bom-totals"] = bom.totals_markdown
+    gens["mechanics"] = mechanics.mechanics_markdown
     return gens
 
 

@@ -85,6 +85,9 @@ LIGHT_KINDS = ("ws2812", "gpio")
 PICO_GPIO = (*range(0, 23), 26, 27, 28)
 MAX_CHAIN = 512
 DEFAULT_BRIGHTNESS = 64
+#: The byte order a chain's LEDs read: WS2812B (and most 5050 strips) GRB; the 5 mm PL9823 and many through-hole
+#: parts RGB. Sent the wrong way, cyan shows as magenta.
+COLOUR_ORDERS = ("grb", "rgb")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +100,7 @@ class Lights:
     pin: int | None = None
     chain: tuple[str | None, ...] = ()
     pins: Mapping[str, int] = field(default_factory=dict)
+    colour_order: str = "grb"
 
     @property
     def count(self) -> int:
@@ -219,7 +223,7 @@ def _build(r: _Reader, doc: Any) -> Profile:
 
 def _lights(r: _Reader, raw: Any, stations: tuple[str, ...], scanner: Scanner | None, pins: Pins) -> Lights:
     where = "lights"
-    lt = r.mapping(raw, where, allowed={"kind", "pin", "brightness", "chain", "pins"}, required={"kind"})
+    lt = r.mapping(raw, where, allowed={"kind", "pin", "brightness", "chain", "pins", "colour_order"}, required={"kind"})
     kind = r.one_of(lt["kind"], f"{where}.kind", LIGHT_KINDS, "a kind of station lights")
     brightness = r.integer(lt.get("brightness", DEFAULT_BRIGHTNESS), f"{where}.brightness", low=1, high=255,
                            what="a brightness cap (255 = full)")
@@ -258,8 +262,10 @@ def _lights(r: _Reader, raw: Any, stations: tuple[str, ...], scanner: Scanner | 
                     raise r.fail(at, f"expected each station once; {st} is already LED {seen[st]}")
                 seen[st] = i
             chain = tuple(seq)
-        return Lights(kind=kind, brightness=brightness, pin=pin, chain=chain)
-    for key in ("pin", "chain"):
+        order = r.one_of(lt.get("colour_order", "grb"), f"{where}.colour_order", COLOUR_ORDERS,
+                         "the LEDs' byte order (grb: WS2812B; rgb: PL9823 and other RGB parts)")
+        return Lights(kind=kind, brightness=brightness, pin=pin, chain=chain, colour_order=order)
+    for key in ("pin", "chain", "colour_order"):
         if key in lt:
             raise r.fail(f"{where}.{key}", "expected pins: {station: BCM pin} for GPIO lights; remove this key")
     if "brightness" in lt:
@@ -449,7 +455,7 @@ def profile_ids() -> list[str]:
 def find_profile(name: str | Path) -> Profile:
     """The profile at this path (a .yaml file), or the shipped profile with this name."""
     path = Path(name)
-    if path.suffix in (".yaml", ".yml") and path.exists():
+    if path.is_file() and (path.suffix in (".yaml", ".yml") or os.sep in str(name) or not (profiles_dir() / f"{name}.yaml").exists()):
         return load_profile(path)
     if path.suffix in (".yaml", ".yml") or len(path.parts) > 1:  # a file was meant, not a shipped profile's name
         raise ProfileError(str(path), "(file)", f"no such hardware profile; shipped profiles: {', '.join(profile_ids())}")

@@ -1,0 +1,358 @@
+"""Where each 74HC165 of a shift-register build sits and which stations it reads, from the game's coordinates.
+
+A chip reads 8 neighbouring stations, so its reed wires stay short and its stripboard sits among them.
+``chip_groups`` chooses the groups by recursive bisection of the board (split the stations across their longer
+side, in proportion to the chips each half gets), so every group is a compact patch of the board;
+``profile_text`` numbers a new profile's channels by it (chip k's stations are channels 8k..8k+7).
+``chain_plan`` then lays out a profile's chain as built: each chip at the middle of its stations, the chain order
+chosen from the Pico (at the middle of the board's bottom edge) by nearest neighbour, every reed's wire run and
+each ribbon link. Runs are measured along the board's axes (wires are laid along the rows and columns) with
+``SLACK_MM`` for stripping and bends.
+
+Limits a test checks for every profile: a chip's ``spread`` (its farthest station) at most ``SPREAD_LIMIT_SPACINGS``
+station spacings, and a reed's run at most ``RUN_LIMIT_SPACINGS`` spacings plus the slack.
+
+>>> from controller.sensing.profile import find_profile
+>>> plan = chain_plan(find_profile("siguo"))
+>>> len(plan.chips), plan.spread_ok, plan.runs_ok
+(17, True, True)
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from controller.board_geometry import layout
+
+INPUTS = 8
+#: Extra wire per run: stripping both ends and bending round a station's reed and LED.
+SLACK_MM = 30.0
+#: A chip's farthest station (straight line from the chip) may be this many station spacings away (``spacing``: the
+#: usual distance from a station to its nearest neighbour; 40 mm on most boards, 80 mm between sanjunqi's rows).
+SPREAD_LIMIT_SPACINGS = 2.5
+#: A reed's wire to its chip (along the axes, before slack) may be this many station spacings long.
+RUN_LIMIT_SPACINGS = 3.5
+#: Ribbon from the Pico through every chip longer than this: re-drive PL and CP halfway (a 74HC125).
+BUFFER_RIBBON_MM = 2000.0
+#: Series resistors on PL and CP at the Pico: they damp the ringing of a fast edge on a long ribbon, which could
+#: otherwise clock the chain twice and shift every station by one.
+SERIES_OHMS = 100
+
+#: 74HC165 pins (DIP-16, Nexperia/TI datasheets): the eight parallel inputs A-H, and the rest.
+PIN_165 = {"PL": 1, "CP": 2, "E": 3, "F": 4, "G": 5, "H": 6, "Q7n": 7, "GND": 8, "Q7": 9, "DS": 10, "A": 11, "B": 12,
+           "C": 13, "D": 14, "CE": 15, "VCC": 16}
+INPUT_NAMES = "ABCDEFGH"
+
+
+class ChainError(ValueError):
+    """A shift-register chain cannot be planned (no stations, more stations than the chips' inputs)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Chip:
+    """One 74HC165: its place in the chain, where it sits (mm on the printed board), its stations by input."""
+
+    index: int
+    at: tuple[float, float]
+    inputs: tuple[str | None, ...]  # station on input A..H (None: a spare input, pulled up)
+    spread_mm: float  # its farthest station, straight line
+    runs_mm: tuple[float | None, ...]  # wire from each input's reed to the chip, along the axes, slack included
+    ribbon_in_mm: float  # ribbon from the previous chip (chip 0: from the Pico)
+
+    @property
+    def stations(self) -> tuple[str, ...]:
+        return tuple(s for s in self.inputs if s is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class ChainPlan:
+    """A profile's 74HC165 chain as built: the chips in chain order, the wire they need, and the limits."""
+
+    pitch: float
+    spacing: float
+    pico: tuple[float, float]
+    chips: tuple[Chip, ...]
+
+    @property
+    def spread_limit_mm(self) -> float:
+        return SPREAD_LIMIT_SPACINGS * self.spacing
+
+    @property
+    def run_limit_mm(self) -> float:
+        return RUN_LIMIT_SPACINGS * self.spacing + SLACK_MM
+
+    @property
+    def longest_run_mm(self) -> float:
+        return max((r for c in self.chips for r in c.runs_mm if r is not None), default=0.0)
+
+    @property
+    def widest_spread_mm(self) -> float:
+        return max((c.spread_mm for c in self.chips), default=0.0)
+
+    @property
+    def spread_ok(self) -> bool:
+        return self.widest_spread_mm <= self.spread_limit_mm + 1e-6
+
+    @property
+    def runs_ok(self) -> bool:
+        return self.longest_run_mm <= self.run_limit_mm + 1e-6
+
+    @property
+    def reed_wire_mm(self) -> float:
+        return sum(r for c in self.chips for r in c.runs_mm if r is not None)
+
+    @property
+    def ribbon_mm(self) -> float:
+        return sum(c.ribbon_in_mm for c in self.chips)
+
+    @property
+    def buffered(self) -> bool:
+        """Whether PL and CP need re-driving halfway along the chain (a 74HC125 at the middle chip)."""
+        return self.ribbon_mm > BUFFER_RIBBON_MM
+
+    @property
+    def buffer_at(self) -> int | None:
+        return len(self.chips) // 2 if self.buffered else None
+
+
+def _split(items: list[tuple[str, float, float]], chips: int) -> list[list[tuple[str, float, float]]]:
+    """Groups of at most 8 stations, ``chips`` of them, by recursive bisection across the longer side."""
+    if chips <= 1 or len(items) <= INPUTS and chips == 1:
+        return [items]
+    xs = [p[1] for p in items]
+    ys = [p[2] for p in items]
+    axis = 1 if (max(xs) - min(xs)) >= (max(ys) - min(ys)) else 2
+    ordered = sorted(items, key=lambda p: (p[axis], p[3 - axis], p[0]))
+    left_chips = chips // 2
+    right_chips = chips - left_chips
+    n = len(ordered)
+    ideal = n * left_chips / chips
+    lo, hi = max(0, n - INPUTS * right_chips), min(n, INPUTS * left_chips)
+    # prefer a cut between two different coordinates (a whole row or column to one side), near the ideal share
+    best = min(range(lo, hi + 1), key=lambda c: (abs(c - ideal) + (0 if 0 < c < n and ordered[c - 1][axis] != ordered[c][axis]
+                                                                   else 0.75), c))
+    return _split(ordered[:best], left_chips) + _split(ordered[best:], right_chips)
+
+
+def positions(game: Any, pitch: float) -> dict[str, tuple[float, float]]:
+    """Each station's centre in mm on the printed board (as `facedown print-board` draws it, unturned)."""
+    return dict(layout(game, pitch=pitch, margin=pitch * 0.75).points)
+
+
+def spacing(pts: dict[str, tuple[float, float]]) -> float:
+    """The usual station spacing: the median distance from a station to its nearest neighbour."""
+    items = list(pts.values())
+    if len(items) < 2:
+        return 0.0
+    near = sorted(min(math.dist(a, b) for j, b in enumerate(items) if j != i) for i, a in enumerate(items))
+    return round(near[len(near) // 2], 1)
+
+
+def chip_groups(game: Any, chips: int | None = None, pitch: float = 40.0) -> list[list[str]]:
+    """The stations of each 74HC165, in chain order: compact groups of at most 8 chosen from the coordinates."""
+    return [list(g) for g in _groups(game.id, chips, pitch)]
+
+
+@functools.lru_cache(maxsize=64)
+def _groups(game_id: str, chips: int | None, pitch: float) -> tuple[tuple[str, ...], ...]:
+    from controller.rules import load_game
+
+    game = load_game(game_id)
+    pts = positions(game, pitch)
+    if not pts:
+        raise ChainError(f"{game.id}: no stations to put on a chain")
+    chips = chips if chips is not None else math.ceil(len(pts) / INPUTS)
+    if chips * INPUTS < len(pts):
+        raise ChainError(f"{game.id}: {len(pts)} stations do not fit on {chips} x 74HC165 ({chips * INPUTS} inputs)")
+    groups = [[s for s, _, _ in g] for g in _split([(s, x, y) for s, (x, y) in pts.items()], chips)]
+    groups = _improve(groups, pts)
+    order = _tour([_centre([pts[s] for s in g]) for g in groups], _pico(pts, pitch))
+    return tuple(tuple(sorted(groups[i], key=lambda s: (pts[s][1], pts[s][0]))) for i in order)
+
+
+def _spread(group: Sequence[str], pts: dict[str, tuple[float, float]]) -> float:
+    if not group:
+        return 0.0
+    c = _centre([pts[s] for s in group])
+    return max(math.dist(c, pts[s]) for s in group)
+
+
+def _sse(group: Sequence[str], pts: dict[str, tuple[float, float]]) -> float:
+    if not group:
+        return 0.0
+    c = _centre([pts[s] for s in group])
+    return sum(math.dist(c, pts[s]) ** 2 for s in group)
+
+
+def _improve(groups: list[list[str]], pts: dict[str, tuple[float, float]]) -> list[list[str]]:
+    """Capacitated k-means from the bisection's groups (each station to the nearest chip with room, the stations with
+    most to lose first), then moves and swaps between two neighbouring chips while they shrink the wider of the two, or
+    keep it and bring the stations closer to their chips (the sum of squared distances)."""
+    best = [list(g) for g in groups]
+    score = sorted((_spread(g, pts) for g in best), reverse=True)
+    for _ in range(12):
+        centres = [_centre([pts[s] for s in g]) for g in best]
+        prefs = {s: sorted(range(len(centres)), key=lambda k: math.dist(pts[s], centres[k])) for s in pts}
+        regret = sorted(pts, key=lambda s: -(math.dist(pts[s], centres[prefs[s][1]]) - math.dist(pts[s], centres[prefs[s][0]]))
+                        if len(centres) > 1 else 0.0)
+        trial: list[list[str]] = [[] for _ in centres]
+        for s in regret:
+            k = next(k for k in prefs[s] if len(trial[k]) < INPUTS)
+            trial[k].append(s)
+        trial_score = sorted((_spread(g, pts) for g in trial), reverse=True)
+        if trial_score < score:
+            best, score = trial, trial_score
+        else:
+            break
+    def key(a: list[str], b: list[str]) -> tuple[float, float]:
+        return (round(max(_spread(a, pts), _spread(b, pts)), 6), round(_sse(a, pts) + _sse(b, pts), 3))
+
+    near = 4 * max(spacing(pts), 1e-9)
+    changed = True
+    while changed:
+        changed = False
+        centres = [_centre([pts[s] for s in g]) for g in best]
+        for a in range(len(best)):
+            for b in range(len(best)):
+                if a == b or math.dist(centres[a], centres[b]) > near:
+                    continue
+                moved = True
+                while moved:  # keep improving this pair, from its new groups each time
+                    moved = False
+                    now = key(best[a], best[b])
+                    for s in best[a]:
+                        trials = [([x for x in best[a] if x != s], [*best[b], s])] if len(best[b]) < INPUTS else []
+                        trials += [([x if x != s else t for x in best[a]], [x if x != t else s for x in best[b]])
+                                   for t in best[b]]
+                        for na, nb in trials:
+                            k = key(na, nb)
+                            if k[0] < now[0] - 1e-6 or (k[0] <= now[0] + 1e-6 and k[1] < now[1] - 1e-3):
+                                best[a], best[b], moved = na, nb, True
+                                break
+                        if moved:
+                            changed = True
+                            break
+    return [g for g in best if g]
+
+
+def _centre(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    if not points:
+        return (0.0, 0.0)
+    return (round(sum(p[0] for p in points) / len(points), 1), round(sum(p[1] for p in points) / len(points), 1))
+
+
+def _pico(pts: dict[str, tuple[float, float]], pitch: float) -> tuple[float, float]:
+    """Where the Pico sits: the middle of the board's bottom edge, on the underside."""
+    xs = [p[0] for p in pts.values()]
+    return (round((min(xs) + max(xs)) / 2, 1), round(max(p[1] for p in pts.values()) + pitch * 0.75, 1))
+
+
+def _manhattan(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return abs(a[0] - b[0]) + abs(a[1] - b[1])
+
+
+def _tour(centres: Sequence[tuple[float, float]], start: tuple[float, float]) -> list[int]:
+    """An order of the chips: nearest neighbour from the Pico, then improved by reversing stretches (2-opt)."""
+    left = set(range(len(centres)))
+    order: list[int] = []
+    at = start
+    while left:
+        nxt = min(left, key=lambda i: (_manhattan(at, centres[i]), i))
+        order.append(nxt)
+        left.remove(nxt)
+        at = centres[nxt]
+
+    def length(seq: list[int]) -> float:
+        pts = [start, *(centres[i] for i in seq)]
+        return sum(_manhattan(a, b) for a, b in zip(pts, pts[1:], strict=False))
+
+    improved = True
+    while improved:
+        improved = False
+        for i in range(len(order) - 1):
+            for j in range(i + 1, len(order)):
+                trial = order[:i] + order[i:j + 1][::-1] + order[j + 1:]
+                if length(trial) + 1e-6 < length(order):
+                    order, improved = trial, True
+    return order
+
+
+def chain_plan(profile: Any, pitch: float = 40.0) -> ChainPlan:
+    """The chain as ``profile``'s channels wire it: chip k reads channels 8k..8k+7."""
+    from controller.rules import load_game
+
+    if profile.scanner is None or profile.scanner.kind != "shift_register":
+        raise ChainError(f"{profile.file}: scanner.kind: a chain plan is for a shift_register scanner")
+    game = load_game(profile.game)
+    pts = positions(game, pitch)
+    by_channel = {ch: s for s, ch in profile.channels.items()}
+    count = math.ceil(profile.scanner.channel_count / INPUTS)
+    pico = _pico(pts, pitch)
+    chips: list[Chip] = []
+    prev = pico
+    for k in range(count):
+        inputs = tuple(by_channel.get(k * INPUTS + i) for i in range(INPUTS))
+        mine = [pts[s] for s in inputs if s is not None]
+        at = _centre(mine) if mine else prev
+        spread = max((math.dist(at, p) for p in mine), default=0.0)
+        runs = tuple(None if s is None else round(_manhattan(pts[s], at) + SLACK_MM, 1) for s in inputs)
+        chips.append(Chip(k, at, inputs, round(spread, 1), runs, round(_manhattan(prev, at) + SLACK_MM, 1)))
+        prev = at
+    return ChainPlan(pitch=pitch, spacing=spacing(pts), pico=pico, chips=tuple(chips))
+
+
+def channels_by_groups(groups: Sequence[Sequence[str]]) -> dict[str, int]:
+    """Station -> channel for chips holding these groups in chain order (chip k: channels 8k, 8k+1, ...)."""
+    return {s: k * INPUTS + i for k, group in enumerate(groups) for i, s in enumerate(group)}
+
+
+def connector_at(game: Any, pitch: float = 40.0) -> tuple[float, float]:
+    """Where the wires end: the Pico (or the Pi's screw-terminal breakout) at the middle of the bottom edge."""
+    return _pico(positions(game, pitch), pitch)
+
+
+def _path_mm(points: Sequence[tuple[float, float]], end: tuple[float, float]) -> float:
+    """A wire along ``points`` in order, then from the nearer of its ends to ``end``; along the axes, with slack."""
+    if not points:
+        return 0.0
+    along = sum(_manhattan(a, b) for a, b in zip(points, points[1:], strict=False))
+    return round(along + min(_manhattan(points[0], end), _manhattan(points[-1], end)) + SLACK_MM, 1)
+
+
+def matrix_runs(profile: Any, pitch: float = 40.0) -> dict[str, float]:
+    """Each reed-matrix line's wire (mm): along its stations, then to the connector; "R3" and "C5" by name."""
+    from controller.rules import load_game
+
+    game = load_game(profile.game)
+    pts = positions(game, pitch)
+    end = _pico(pts, pitch)
+    lines: dict[str, list[str]] = {}
+    for s, ch in profile.channels.items():
+        if isinstance(ch, tuple):
+            r, c = ch
+        elif profile.scanner is not None and profile.scanner.matrix is not None:
+            r, c = divmod(ch, profile.scanner.matrix[1])
+        else:
+            raise ChainError(f"{profile.file}: channels: a matrix run needs a reed matrix (a Pi matrix or scanner.matrix)")
+        lines.setdefault(f"R{r}", []).append(s)
+        lines.setdefault(f"C{c}", []).append(s)
+    out = {}
+    for name, members in lines.items():
+        key = (lambda s: (pts[s][0], pts[s][1])) if name[0] == "R" else (lambda s: (pts[s][1], pts[s][0]))
+        out[name] = _path_mm([pts[s] for s in sorted(members, key=key)], end)
+    return dict(sorted(out.items(), key=lambda kv: (kv[0][0] != "R", int(kv[0][1:]))))
+
+
+def light_runs(profile: Any, led_points: Sequence[tuple[float, float]], pitch: float = 40.0) -> tuple[float, float]:
+    """The WS2812 chain's 3-way ribbon (LED to LED, and the connector to LED 0) and the 5 V feed to its far end (mm)."""
+    from controller.rules import load_game
+
+    if not led_points:
+        return 0.0, 0.0
+    end = connector_at(load_game(profile.game), pitch)
+    links = sum(_manhattan(a, b) + SLACK_MM for a, b in zip(led_points, led_points[1:], strict=False))
+    return round(links + _manhattan(end, led_points[0]) + SLACK_MM, 1), round(_manhattan(end, led_points[-1]) + SLACK_MM, 1)

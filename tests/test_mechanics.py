@@ -1,0 +1,125 @@
+"""The mechanical design in the drawings: every station's pilot, reed groove and LED on the drill, assembly and top
+layers at the design's positions; the air gap within the reed's and magnet's ranges; LED holes clear of grooves and
+pieces in every game; each 74HC165's spread and the longest wire within their stated limits."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+
+import pytest
+
+from controller.board_geometry import layout
+from controller.board_svg import default_pitch, printable
+from controller.hardware import chain, mechanics
+from controller.hardware.build import BUILDS, BuildError, profile_for
+from controller.rules import game_ids, load_game
+from controller.sensing.profile import Lights, find_profile, profile_ids
+
+
+def _points(game, pitch: float) -> dict[str, tuple[float, float]]:  # noqa: ANN001
+    return dict(layout(game, pitch=pitch, margin=pitch * 0.75).points)
+
+
+@pytest.mark.parametrize("pid", profile_ids())
+def test_the_drawings_carry_every_reed_and_led_position(pid: str) -> None:
+    profile = find_profile(pid)
+    game = load_game(profile.game)
+    n = len(game.stations)
+    leds = mechanics.led_indices(profile)
+    reeds = profile.sensing in ("reed", "checkin", "hybrid")
+    drill = printable(game, profile=profile, layer="drill").whole
+    assert drill.count('class="hole pilot"') == n and drill.count('class="hole led"') == len(leds)
+    feats = {f.id: f for f in mechanics.stations(game, _points(game, default_pitch(profile, game)), profile)}
+    board_y = float(re.search(r'<g class="board" transform="translate\(0,([\d.]+)\)"', drill).group(1))
+    for sid, x, y in re.findall(r'data-station="([^"]+)" transform="translate\(([\d.]+),([\d.]+)\)"', drill):
+        assert (float(x), float(y)) == pytest.approx((feats[sid].x, feats[sid].y)), sid
+    assert board_y > 0
+    under = printable(game, profile=profile, layer="assembly").whole
+    assert under.count('class="groove"') == (n if reeds else 0) and under.count('class="glass"') == (n if reeds else 0)
+    assert under.count('class="led"') == len(leds)
+    top = printable(game, profile=profile).whole
+    assert top.count('class="drill led"') == len(leds)
+    assert all(f">L{k}<" in top and f">L{k} ⌀5<" in drill for k in leds.values())
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_led_holes_clear_every_groove_and_piece_in_every_game(game_id: str) -> None:
+    game = load_game(game_id)
+    for build in ("reed-pico", "hybrid-pico"):
+        try:
+            profile = profile_for(game_id, build)
+        except BuildError:
+            continue
+        lit = dataclasses.replace(profile, lights=Lights(kind="ws2812", pin=28, chain=game.station_ids))
+        feats = mechanics.stations(game, _points(game, default_pitch(lit, game)), lit)
+        assert all(f.led is not None for f in feats)
+        assert mechanics.clashes(feats) == [], (game_id, build)
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_the_air_gap_is_within_the_reed_and_magnet_ranges_in_every_game(game_id: str) -> None:
+    game = load_game(game_id)
+    gap = mechanics.board_air_gap(game, _points(game, 40.0))
+    assert gap.closes and gap.opens_when_lifted and gap.neighbour_safe, "\n".join(gap.lines())
+    assert gap.gap_mm < mechanics.BOARD_MM - mechanics.GROOVE_DEPTH_MM + 1, "the groove brings the reed near the top"
+    assert mechanics.tag_gap_ok() and mechanics.tag_gap_ok(hybrid=True)
+
+
+def test_the_air_gap_checks_can_fail() -> None:
+    close = mechanics.reed_air_gap(neighbour_mm=25 - (mechanics.REED_OFFSET_MM + mechanics.REED.glass_mm / 2))
+    assert not close.neighbour_safe, "a 25 mm pitch puts a magnet too near the next reed"
+    big = dataclasses.replace(mechanics.MAGNET, dia_mm=10.0, thick_mm=3.0)
+    assert not mechanics.reed_air_gap(magnet=big).opens_when_lifted, "a 10 x 3 mm magnet keeps the reed closed at 15 mm"
+    weak = dataclasses.replace(mechanics.REED, pull_in_at=(60.0, 80.0))
+    assert not mechanics.reed_air_gap(reed=weak).closes
+    assert mechanics.axial_field_mt(mechanics.MAGNET, 1.0) > mechanics.axial_field_mt(mechanics.MAGNET, 2.0) > 0
+
+
+def _chain_profiles() -> list:
+    out = [find_profile(p) for p in profile_ids() if find_profile(p).scanner and find_profile(p).scanner.kind == "shift_register"]
+    for g in game_ids():
+        for build in BUILDS:
+            try:
+                prof = profile_for(g, build)
+            except BuildError:
+                continue
+            if prof.scanner is not None and prof.scanner.kind == "shift_register" and prof.file.startswith("generated/"):
+                out.append(prof)
+    return out
+
+
+@pytest.mark.parametrize("profile", _chain_profiles(), ids=lambda p: p.file.rsplit("/", 1)[-1])
+def test_every_74hc165_sits_among_its_stations(profile) -> None:  # noqa: ANN001
+    plan = chain.chain_plan(profile)
+    assert plan.spread_ok, [(c.index, c.spread_mm) for c in plan.chips if c.spread_mm > plan.spread_limit_mm]
+    assert plan.runs_ok, (plan.longest_run_mm, plan.run_limit_mm)
+    assert sum(len(c.stations) for c in plan.chips) == len(profile.channels)
+    assert all(c.ribbon_in_mm > 0 for c in plan.chips)
+
+
+def test_the_old_station_order_chain_broke_the_limits_the_generator_keeps() -> None:
+    siguo = find_profile("siguo")
+    ordered = dataclasses.replace(siguo, channels={s: i for i, s in enumerate(siguo.stations)})
+    old = chain.chain_plan(ordered)
+    new = chain.chain_plan(siguo)
+    assert not old.spread_ok and old.widest_spread_mm > 250
+    assert new.spread_ok and new.widest_spread_mm < old.widest_spread_mm / 2
+    assert new.reed_wire_mm < old.reed_wire_mm
+
+
+@pytest.mark.parametrize("pid", [p for p in profile_ids() if find_profile(p).lights is not None])
+def test_each_led_chain_link_is_a_short_hop_and_the_bom_buys_the_ribbon(pid: str) -> None:
+    from controller.hardware import bom
+
+    profile = find_profile(pid)
+    game = load_game(profile.game)
+    pitch = default_pitch(profile, game)
+    feats = {f.id: f for f in mechanics.stations(game, _points(game, pitch), profile)}
+    leds = [feats[s].led for s in profile.lights.chain if s is not None]
+    hops = [abs(a[0] - b[0]) + abs(a[1] - b[1]) for a, b in zip(leds, leds[1:], strict=False)]
+    assert max(hops) <= 2 * pitch, "a chain order that jumps across the board needs long data wires"
+    ribbon, feed = chain.light_runs(profile, leds, pitch)
+    assert ribbon >= sum(hops) and feed > 0
+    assert bom.qty(bom.bill_for(profile), "Ribbon cable, 3-way") == math.ceil(ribbon / 1000 * 1.1)
