@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
-from controller.errors import FaceDownError
 from controller.board_geometry import Layout, layout, quarter_turns, unit_distance  # noqa: F401 - re-exported
 from controller.board_geometry import rounded as _r
+from controller.errors import FaceDownError
 from controller.hardware import mechanics as _mech
 
 #: Paper sizes in millimetres (portrait width, height).

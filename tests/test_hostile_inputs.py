@@ -16,10 +16,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from benchmarks.hostile_files import ROOT, Case, alias_bomb, guide_game, make
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.hostile_files import ROOT, Case, alias_bomb, guide_game, make
 from controller.docreader import MAX_NODES, DocumentProblem, count_values, load_yaml
 from controller.textfiles import InputFileError, bounded_lines, read_bytes, read_stdin, read_text
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.board_geometry import layout
+from controller.errors import FaceDownError
 
 INPUTS = 8
 #: Extra wire per run: stripping both ends and bending round a station's reed and LED.
@@ -48,7 +49,7 @@ PIN_165 = {"PL": 1, "CP": 2, "E": 3, "F": 4, "G": 5, "H": 6, "Q7n": 7, "GND": 8,
 INPUT_NAMES = "ABCDEFGH"
 
 
-class ChainError(ValueError):
+class ChainError(FaceDownError, ValueError):
     """A shift-register chain cannot be planned (no stations, more stations than the chips' inputs)."""
 
 
