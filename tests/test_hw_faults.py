@@ -265,6 +265,11 @@ def test_guided_mode_on_the_scanner_firmware_keeps_each_station_lit_until_seen(t
                      "--guided", "--stations", "a1,b1,c1", "--guided-timeout", "4"])
     finally:
         person.join(timeout=30)
+        # hw-test sends the dark picture as it closes; the firmware's thread takes it a moment later (longer on a
+        # loaded machine): wait for it before the firmware goes, so the check below sees what it last showed
+        end = time.monotonic() + 10
+        while lit() and time.monotonic() < end:
+            time.sleep(0.02)
         fw.close()
     out = capsys.readouterr().out
     assert lit_counts == [3, 2, 1], (lit_counts, out)
