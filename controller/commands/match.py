@@ -38,6 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--journal", nargs="?", const="", metavar="PATH",
                    help="keep every finished game in the game journal (default the referee's, where `facedown record` "
                         "looks), to replay with `facedown record show|export`")
+    p.add_argument("--bot-user", metavar="USER",
+                   help="run every cmd: engine as this unprivileged user, so that it cannot read the journal "
+                        "(see docs/bots.md, 'Outside engines are untrusted')")
     p.set_defaults(func=run)
 
 
@@ -70,8 +73,12 @@ def run(args: argparse.Namespace) -> int:
     from controller.bots.arena import Match, play_game
     from controller.rules import load_game
 
+    from controller.bots.jail import Jail
+
     gdef = load_game(args.game)
     try:
+        jail = Jail(user=args.bot_user)
+        jail.check()
         seats = _seats(args, gdef.sides)
         for name in set(seats.values()):
             if not name.startswith("cmd:"):
@@ -104,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
             bots = {}
             try:
                 for side, name in names.items():
-                    bots[side] = find_bot(name)
+                    bots[side] = find_bot(name, jail=jail)
                 record = play_game(args.game, bots, names, seed=args.seed + i, max_plies=args.max_plies,
                                    time_ms=args.time_ms, watch=recorder.watch if recorder is not None else None)
                 match.records.append(record)

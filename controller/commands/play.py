@@ -39,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bot-time", type=float, default=BOT_TIME_S, metavar="SECONDS",
                    help=f"the most a computer seat may take for a move (default {BOT_TIME_S:g}): a built-in bot stops "
                         "sooner, when its level's work is done; an external engine is given this budget")
+    p.add_argument("--bot-user", metavar="USER",
+                   help="run a cmd: engine of a computer seat as this unprivileged user, so that it cannot read the "
+                        "journal (facedown service install creates one; see docs/bots.md)")
     p.add_argument("--announce", default="console", help="comma-separated announcers: console, buzzer, voice-zh, voice-en, none")
     p.add_argument("--lang", default="en", choices=("en", "zh-Hans", "zh-Hant"), help="the console announcer's language (default en)")
     p.add_argument("--demo", action="store_true", help="simulated players lay out and play both sides (sim board only)")
@@ -239,7 +242,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.lights import station_lights
 
     lights = station_lights(table.session, profile, board)  # before the computer seats: it follows their instructions
-    computers = computer_seats(table, args.seat, args.bot_time)
+    computers = computer_seats(table, args.seat, args.bot_time, bot_user=args.bot_user)
     demo = None
     if args.demo or args.demo_side:
         from controller.referee.demo import DemoPlayers
@@ -310,15 +313,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def computer_seats(table: Any, items: list[str], bot_time_s: float = BOT_TIME_S) -> list[Any]:
-    """The --seat SIDE=bot:NAME computer seats, each bound to the table's session (its deployment registered now)."""
+def computer_seats(table: Any, items: list[str], bot_time_s: float = BOT_TIME_S, *, bot_user: str | None = None) -> list[Any]:
+    """The --seat SIDE=bot:NAME computer seats, each bound to the table's session (its deployment registered now).
+    A computer seat has no seat link: its token is taken off the table before any link is printed or served."""
     from controller.bots import find_bot
+    from controller.bots.jail import Jail
     from controller.commands.script import ScriptError, parse_seats
     from controller.referee.computer_seat import ComputerSeat
 
     try:
         chosen = parse_seats(items, table.game.sides)
-        bots = {side: find_bot(name) for side, name in chosen.items()}
+        jail = Jail(user=bot_user)
+        jail.check()
+        bots = {side: find_bot(name, jail=jail) for side, name in chosen.items()}
     except (ScriptError, ValueError) as exc:
         raise SystemExit(f"facedown play: {exc}") from None
     if not bot_time_s > 0:
