@@ -44,8 +44,11 @@ def spy(journal: str | None) -> dict:
         except OSError:
             target = "?"
         try:
-            with open(path, "rb") as f:
-                data = f.read(1 << 22)
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a pipe or socket of the referee must not hang us
+            try:
+                data = os.pread(fd, 1 << 22, 0) if os.path.isfile(path) else b""
+            finally:
+                os.close(fd)
             found["parent_fds"][name] = {"target": target, "read": len(data)}
             if b"placement" in data or b"deploy" in data:
                 found["secrets"].append(f"fd {name} ({target}) holds a deployment")
@@ -73,6 +76,13 @@ def spy(journal: str | None) -> dict:
         if key.startswith("FACEDOWN") or "PASSWORD" in key or "TOKEN" in key:
             found["secrets"].append(f"${key}")
     return found
+
+
+def write_report(report: str | None, found: dict) -> None:
+    if report:
+        with open(report + ".tmp", "w", encoding="utf-8") as f:
+            json.dump(found, f)
+        os.replace(report + ".tmp", report)
 
 
 def leave_grandchild(report: str | None) -> None:
@@ -150,10 +160,14 @@ def main(argv: list[str]) -> int:
         m = json.loads(line)
         kind = m["type"]
         if kind == "hello":
+            if report:
+                with open(report + ".pid", "w") as f:
+                    f.write(str(os.getpid()))
             say({"type": "hello", "protocol": 1, "name": f"hostile-{mode}"})
         elif kind == "new_game":
             if mode == "spy":
                 found["at_new_game"] = spy(opts.get("--journal"))
+                write_report(report, found)
             if mode == "fork":
                 leave_grandchild(report)
             say({"type": "ready"})
@@ -166,14 +180,13 @@ def main(argv: list[str]) -> int:
         elif kind == "go" and m["want"] == "setup":
             if mode == "spy":
                 found["at_setup"] = spy(opts.get("--journal"))
+                write_report(report, found)
             say({"type": "setup", "placement": setup})
         elif kind == "go":
             moves += 1
             if mode == "spy" and moves == 1:
                 found["at_move"] = spy(opts.get("--journal"))
-            if report and found:
-                with open(report, "w", encoding="utf-8") as f:
-                    json.dump(found, f)
+                write_report(report, found)
             if mode == "endless":
                 endless(total)
             elif mode == "flood":

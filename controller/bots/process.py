@@ -121,7 +121,9 @@ class ProcessBot(Bot):
         assert proc is not None and proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         out_fd, err_fd, in_fd = proc.stdout.fileno(), proc.stderr.fileno(), proc.stdin.fileno()
         deadline = time.monotonic() + timeout_s
-        poller = select.poll()
+        message = self._lines(answer)  # whole lines already read, behind an earlier answer
+        if message is not None:
+            return message
         err_open = True
         read_budget = 8 * self.max_line  # a drain reads a bounded amount; the rest waits in the pipe
         while True:
@@ -200,7 +202,7 @@ class ProcessBot(Bot):
                 continue
             if not answer:
                 what = "a second answer" if self._answered else "an answer before it was asked for"
-                raise BotError("protocol", f"{self.name} sent {what} ({message['type']!r} when no answer was awaited)")
+                raise BotError("protocol", f"{self.name} sent {what} ({message['type']!r} with no request pending)")
             self._answered = True
             return message
         if len(self._buf) > self.max_line:
@@ -257,7 +259,21 @@ class ProcessBot(Bot):
                 self._logs = 0
             self.transcript.append((">", line))
             self._outbox += data
-            self._pump(0, answer=False)
+            self._write_now()
+
+    def _write_now(self) -> None:
+        """Write what the pipe takes now, without waiting (the rest goes while an answer is awaited)."""
+        assert self.proc is not None and self.proc.stdin is not None
+        fd = self.proc.stdin.fileno()
+        while self._outbox:
+            try:
+                n = os.write(fd, self._outbox[:_CHUNK])
+            except BlockingIOError:
+                return
+            except OSError:  # it closed its input or is gone: what it was sent is lost, as it chose
+                self._outbox.clear()
+                return
+            del self._outbox[:n]
 
     def _ask(self, message: Mapping[str, Any], timeout_s: float) -> dict[str, Any]:
         with self._io:

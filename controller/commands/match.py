@@ -71,9 +71,8 @@ def _bar(done: int, total: int, width: int = 30) -> str:
 def run(args: argparse.Namespace) -> int:
     from controller.bots import find_bot
     from controller.bots.arena import Match, play_game
-    from controller.rules import load_game
-
     from controller.bots.jail import Jail
+    from controller.rules import load_game
 
     gdef = load_game(args.game)
     try:

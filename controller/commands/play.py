@@ -196,8 +196,10 @@ def run(args: argparse.Namespace) -> int:
             how = f"facedown tags enroll {game_id}" + (f" --profile {args.profile}" if sensing == "checkin" and args.profile else "")
             raise SystemExit(f"facedown play: no RFID tags enrolled for {game_id} ({tagmap.path}): run `{how}` first")
         tag_pieces = {uid: (e.side, e.piece) for uid, e in tagmap.entries.items()}
+    chosen = chosen_computers(game_id, args.seat, args.bot_user)  # before the table: a computer seat gets no token
     table = open_table(game_id, board=board, board_kind=args.board, journal_path=args.journal, options=options,
-                       resume=not args.new, profile=profile, use_tags=use_tags, tag_pieces=tag_pieces, seats=players)
+                       resume=not args.new, profile=profile, use_tags=use_tags, tag_pieces=tag_pieces, seats=players,
+                       computers=chosen)
     unknown = sorted(set(players) - set(table.game.sides))
     if unknown:
         raise SystemExit(f"facedown play: --player names unknown side(s) {', '.join(unknown)}; sides are {', '.join(table.game.sides)}")
@@ -313,9 +315,24 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def chosen_computers(game_id: str, items: list[str], bot_user: str | None = None) -> dict[str, str]:
+    """The --seat SIDE=bot:NAME items as {side: bot name}, checked (and --bot-user with them) before the table opens."""
+    from controller.bots.jail import Jail
+    from controller.commands.script import ScriptError, parse_seats
+    from controller.rules import load_game
+
+    try:
+        chosen = parse_seats(items, load_game(game_id).sides)
+        Jail(user=bot_user).check()
+    except (ScriptError, ValueError) as exc:
+        raise SystemExit(f"facedown play: {exc}") from None
+    return chosen
+
+
 def computer_seats(table: Any, items: list[str], bot_time_s: float = BOT_TIME_S, *, bot_user: str | None = None) -> list[Any]:
     """The --seat SIDE=bot:NAME computer seats, each bound to the table's session (its deployment registered now).
-    A computer seat has no seat link: its token is taken off the table before any link is printed or served."""
+    A computer seat has no seat link: the table was opened without its token (``open_table(computers=...)``); a
+    table opened with one loses it here, before any link is printed or served."""
     from controller.bots import find_bot
     from controller.bots.jail import Jail
     from controller.commands.script import ScriptError, parse_seats
@@ -325,6 +342,9 @@ def computer_seats(table: Any, items: list[str], bot_time_s: float = BOT_TIME_S,
         chosen = parse_seats(items, table.game.sides)
         jail = Jail(user=bot_user)
         jail.check()
+        for side, name in chosen.items():
+            table.tokens.pop(side, None)
+            table.computers.setdefault(side, name)
         bots = {side: find_bot(name, jail=jail) for side, name in chosen.items()}
     except (ScriptError, ValueError) as exc:
         raise SystemExit(f"facedown play: {exc}") from None
