@@ -177,7 +177,8 @@ def test_an_engine_run_as_its_own_user_cannot_read_the_journal_or_the_referee(tm
     capsys.readouterr()
     assert b"placement" in journal.read_bytes() or b"placement" in (tmp_path / "j.sqlite-wal").read_bytes()
     # the spy is no straw man: run as the referee's user (root here, whom nothing stops) it reads it all
-    assert main(["match", "stratego", "--red", f"cmd:{cmd}", "--blue", "random", "--games", "1", "--max-plies", "4"]) == 0
+    assert main(["match", "stratego", "--red", f"cmd:{cmd}", "--blue", "random", "--games", "1", "--max-plies", "4",
+                 "--journal", str(journal)]) == 0
     capsys.readouterr()
     found = json.loads((shared / "spy").read_text())["at_setup"]["secrets"]
     assert any("holds a deployment" in s for s in found) and "the journal by its path" in found, found
