@@ -125,10 +125,15 @@ class Jail:
         env["PYTHONUNBUFFERED"] = "1"
         return env
 
+    @property
+    def via_sudo(self) -> bool:
+        """Whether engines are started (and ended) through sudo: another user, and the referee is not root."""
+        return self.user is not None and os.geteuid() != 0
+
     def command(self, argv: list[str]) -> list[str]:
         """The command line that starts ``argv``: as is, or through sudo when another user needs it and we are not
         root (sudo closes every descriptor but 0-2 and resets the environment; ``env -i`` sets ours)."""
-        if self.user is None or os.geteuid() == 0:
+        if not self.via_sudo:
             return list(argv)
         env = [f"{k}={v}" for k, v in sorted(self.environment().items())]
         return ["sudo", "-n", "-u", self.user, "--", "/usr/bin/env", "-i", *env, *argv]
@@ -241,32 +246,61 @@ def orphans() -> set[int]:
     return {pid for pid, (ppid, sid, _state) in procs.items() if ppid == me and sid != my_sid and pid not in keep}
 
 
-def end_tree(pid: int, *, wait_s: float = 2.0) -> set[int]:
+def end_tree(pid: int, *, wait_s: float = 2.0, as_user: str | None = None) -> set[int]:
     """End the engine ``pid`` and everything it started (its process group, its descendants, the orphans it left),
-    with SIGKILL, until nothing new appears; reap what is this process's child. Returns the pids signalled."""
+    with SIGKILL, until nothing new appears; reap what is this process's child. Returns the pids signalled.
+
+    ``as_user``: the engine runs as that user through sudo (the referee is not root), so the referee may signal sudo
+    but not the engine: sudo is first asked to pass SIGTERM on, and what is left is killed as that user by
+    ``sudo -n -u USER kill -KILL``."""
     _live.discard(pid)
     signalled: set[int] = set()
     deadline = time.monotonic() + wait_s
+    if as_user is not None:
+        found = descendants(pid)
+        try:
+            os.kill(pid, signal.SIGTERM)  # sudo passes it on to the engine
+        except OSError:
+            pass
+        _kill_as(as_user, found | orphans())
     while True:
         targets = ({pid} | descendants(pid) | orphans()) - {os.getpid()}
         targets = {t for t in targets if _stat(t) is not None and _stat(t)[2] != "Z"}  # type: ignore[index]
+        if not targets:
+            break
         try:
             os.killpg(pid, signal.SIGKILL)
         except OSError:
             pass
-        if not targets:
-            break
+        refused = set()
         for t in targets:
             try:
                 os.kill(t, signal.SIGKILL)
+            except PermissionError:
+                refused.add(t)
             except OSError:
                 pass
+        if refused and as_user is not None:
+            _kill_as(as_user, refused)
         signalled |= targets
         if time.monotonic() > deadline:
             break
         time.sleep(0.01)
     _reap(keep=pid)
     return signalled
+
+
+def _kill_as(user: str, pids: set[int]) -> None:
+    """SIGKILL ``pids`` as ``user`` (processes of another user the referee may not signal itself)."""
+    if not pids:
+        return
+    import subprocess
+
+    try:
+        subprocess.run(["sudo", "-n", "-u", user, "--", "kill", "-KILL", *map(str, sorted(pids))], check=False,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        pass
 
 
 def _reap(*, keep: int) -> None:

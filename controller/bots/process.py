@@ -372,7 +372,7 @@ class ProcessBot(Bot):
                     proc.wait(timeout=1)
                 except subprocess.TimeoutExpired:
                     pass
-            self.ended = _jail.end_tree(proc.pid)
+            self.ended = _jail.end_tree(proc.pid, as_user=self.jail.user if self.jail.via_sudo else None)
             try:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL was sent
