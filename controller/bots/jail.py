@@ -78,6 +78,17 @@ def harden_referee() -> dict[str, bool]:
     return {"dumpable": prctl(_PR_GET_DUMPABLE) == 1, "subreaper": _LIBC is not None}
 
 
+def memory_limit(mb: int | None) -> int | None:
+    """The address-space limit for ``--bot-memory MB``: None given is the default, 0 is none; below 64 is refused."""
+    if mb is None:
+        return MEMORY_MB
+    if mb == 0:
+        return None
+    if mb < 64:
+        raise JailError(f"--bot-memory {mb}: give at least 64 (MiB), or 0 for no limit")
+    return mb
+
+
 class JailError(ValueError):
     """The engine cannot be started as asked (an unknown user, another user without root or sudo): says why."""
 
@@ -145,9 +156,6 @@ class Jail:
         if self.user is not None and os.geteuid() == 0:
             entry = pwd.getpwnam(self.user)
             opts.update(user=entry.pw_uid, group=entry.pw_gid, extra_groups=[])
-            home = entry.pw_dir if os.path.isdir(entry.pw_dir) else "/"
-            if not os.access(os.getcwd(), os.X_OK):  # not our business where it runs, but it must be able to start
-                opts["cwd"] = home
         if sys.platform.startswith("linux"):
             opts["preexec_fn"] = self._limits(threading.current_thread() is threading.main_thread())
         return opts

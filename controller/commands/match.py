@@ -41,6 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bot-user", metavar="USER",
                    help="run every cmd: engine as this unprivileged user, so that it cannot read the journal "
                         "(see docs/bots.md, 'Outside engines are untrusted')")
+    p.add_argument("--bot-memory", type=int, default=None, metavar="MB",
+                   help="address-space limit of each cmd: engine in MiB (default 1024; 0: none)")
     p.set_defaults(func=run)
 
 
@@ -71,12 +73,12 @@ def _bar(done: int, total: int, width: int = 30) -> str:
 def run(args: argparse.Namespace) -> int:
     from controller.bots import find_bot
     from controller.bots.arena import Match, play_game
-    from controller.bots.jail import Jail
+    from controller.bots.jail import Jail, memory_limit
     from controller.rules import load_game
 
     gdef = load_game(args.game)
     try:
-        jail = Jail(user=args.bot_user)
+        jail = Jail(user=args.bot_user, memory_mb=memory_limit(args.bot_memory))
         jail.check()
         seats = _seats(args, gdef.sides)
         for name in set(seats.values()):

@@ -42,6 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bot-user", metavar="USER",
                    help="run a cmd: engine of a computer seat as this unprivileged user, so that it cannot read the "
                         "journal (facedown service install creates one; see docs/bots.md)")
+    p.add_argument("--bot-memory", type=int, default=None, metavar="MB",
+                   help="address-space limit of a computer seat's cmd: engine in MiB (default 1024; 0: none)")
     p.add_argument("--announce", default="console", help="comma-separated announcers: console, buzzer, voice-zh, voice-en, none")
     p.add_argument("--lang", default="en", choices=("en", "zh-Hans", "zh-Hant"), help="the console announcer's language (default en)")
     p.add_argument("--demo", action="store_true", help="simulated players lay out and play both sides (sim board only)")
@@ -244,7 +246,8 @@ def run(args: argparse.Namespace) -> int:
     from controller.lights import station_lights
 
     lights = station_lights(table.session, profile, board)  # before the computer seats: it follows their instructions
-    computers = computer_seats(table, args.seat, args.bot_time, bot_user=args.bot_user)
+    computers = computer_seats(table, args.seat, args.bot_time, bot_user=args.bot_user,
+                               bot_memory=args.bot_memory)
     demo = None
     if args.demo or args.demo_side:
         from controller.referee.demo import DemoPlayers
@@ -329,18 +332,19 @@ def chosen_computers(game_id: str, items: list[str], bot_user: str | None = None
     return chosen
 
 
-def computer_seats(table: Any, items: list[str], bot_time_s: float = BOT_TIME_S, *, bot_user: str | None = None) -> list[Any]:
+def computer_seats(table: Any, items: list[str], bot_time_s: float = BOT_TIME_S, *, bot_user: str | None = None,
+                   bot_memory: int | None = None) -> list[Any]:
     """The --seat SIDE=bot:NAME computer seats, each bound to the table's session (its deployment registered now).
     A computer seat has no seat link: the table was opened without its token (``open_table(computers=...)``); a
     table opened with one loses it here, before any link is printed or served."""
     from controller.bots import find_bot
-    from controller.bots.jail import Jail
+    from controller.bots.jail import Jail, memory_limit
     from controller.commands.script import ScriptError, parse_seats
     from controller.referee.computer_seat import ComputerSeat
 
     try:
         chosen = parse_seats(items, table.game.sides)
-        jail = Jail(user=bot_user)
+        jail = Jail(user=bot_user, memory_mb=memory_limit(bot_memory))
         jail.check()
         for side, name in chosen.items():
             table.tokens.pop(side, None)
