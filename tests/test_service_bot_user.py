@@ -10,6 +10,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -98,4 +99,93 @@ def test_the_user_install_creates_runs_an_engine_that_cannot_read_the_journal(tm
         assert not any(k.startswith("FACEDOWN") for k in env)
     finally:
         subprocess.run(["userdel", name], check=False, stderr=subprocess.DEVNULL)
+        shutil.rmtree(here, ignore_errors=True)
+
+
+SUDO_REFEREE = r'''
+import json, os, sys, time
+sys.path.insert(0, sys.argv[1])
+from controller.bots.jail import Jail
+from controller.bots.process import ProcessBot
+
+engine, setup, graph, report, journal, bot_user = sys.argv[2:8]
+# (the game files need an installed FaceDown: this referee only needs the pipes, so it hands a view by hand)
+seen = {"game": "stratego", "audience": "red", "phase": "setup", "turn": None, "ply": 0, "pieces": []}
+bot = ProcessBot(f"/usr/bin/python3 {engine} fork --setup {setup} --graph {graph} --report {report}", jail=Jail(user=bot_user))
+bot.new_game("stratego", "red", {}, 1)
+spy = ProcessBot(f"/usr/bin/python3 {engine} spy --setup {setup} --graph {graph} --report {report}.spy --journal {journal}",
+                 jail=Jail(user=bot_user))
+spy.new_game("stratego", "red", {}, 1)
+spy.choose_setup(seen, 1000)
+spy.close()
+time.sleep(0.2)
+bot.close()
+print(json.dumps({"ended": sorted(bot.ended), "me": os.getuid()}))
+'''
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("sudo") is None or shutil.which("useradd") is None
+                    or not Path("/usr/bin/python3").exists(), reason="needs root, sudo and useradd")
+def test_a_referee_that_is_not_root_starts_and_ends_engines_through_sudo() -> None:
+    """The service's way: the referee (not root) starts the engine as the bot user through the sudoers rule install
+    writes; the engine reads nothing of the referee's, and it and its detached grandchild end with the game."""
+    import pwd
+    import random
+
+    from controller.bots.setups import built_setup
+    from controller.rules import load_game, new_game
+
+    root = Path(__file__).resolve().parents[1]
+    try:
+        __import__("yaml")
+        subprocess.run(["/usr/bin/python3", "-c", "import yaml"], check=True, capture_output=True)
+    except (ImportError, subprocess.CalledProcessError):
+        pytest.skip("the system Python has no PyYAML to run a referee with")
+    referee, bot_user = "fd-ref-test", "fd-bot-test2"
+    here = Path(tempfile.mkdtemp(prefix="facedown-sudo-"))
+    here.chmod(0o777)
+    rule = Path("/etc/sudoers.d/fd-sudo-test")
+    try:
+        for name in (referee, bot_user):
+            if not service.user_exists(name):
+                subprocess.run(["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent", "--shell",
+                                "/usr/sbin/nologin", "--user-group", name], check=True)
+        cfg = service.ServiceConfig(game="stratego", board="gpio", profile=None, user=referee, facedown="/f",
+                                    workdir="/w", bot_user=bot_user)
+        rule.write_text(service.render_sudoers(cfg))
+        rule.chmod(0o440)
+        assert subprocess.run(["visudo", "-c", "-f", str(rule)], capture_output=True).returncode == 0
+        gdef, st = load_game("stratego"), new_game("stratego")
+        nb = st.topo.neighbours(frozenset(st.topo.all_kinds))
+        (here / "graph.json").write_text(json.dumps({s: list(nb[s]) for s in gdef.station_ids}))
+        (here / "red.json").write_text(json.dumps(built_setup(gdef, "red", random.Random(1))))
+        journal = here / "journal.sqlite"
+        journal.write_text('{"kind": "deploy", "placement": {"a1": "flag"}}')
+        os.chown(journal, pwd.getpwnam(referee).pw_uid, -1)
+        journal.chmod(0o600)
+        for f in here.iterdir():
+            if f != journal:
+                f.chmod(0o666)
+        script = here / "referee.py"
+        script.write_text(SUDO_REFEREE)
+        script.chmod(0o644)
+        out = subprocess.run(["sudo", "-n", "-u", referee, "--", "/usr/bin/python3", str(script), str(root),
+                              str(root / "tests" / "hostile_engine.py"), str(here / "red.json"), str(here / "graph.json"),
+                              str(here / "fork"), str(journal), bot_user], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr[-2000:]
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        assert result["me"] == pwd.getpwnam(referee).pw_uid
+        grandchild = int((here / "fork.grandchild").read_text())
+        engine_pid = int((here / "fork.pid").read_text())
+        time.sleep(0.3)
+        for pid in (grandchild, engine_pid):
+            assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1][:3]
+        seen = json.loads((here / "fork.spy").read_text())["at_setup"]
+        assert seen["secrets"] == [] and str(seen["journal"]).startswith("refused")
+        assert str(seen["parent_fd_list"]).startswith("refused") and seen["env"]["USER"] == bot_user
+    finally:
+        rule.unlink(missing_ok=True)
+        for name in (referee, bot_user):
+            subprocess.run(["pkill", "-KILL", "-u", name], check=False)
+            subprocess.run(["userdel", name], check=False, stderr=subprocess.DEVNULL)
         shutil.rmtree(here, ignore_errors=True)
