@@ -376,3 +376,22 @@ def test_signals_reach_no_one_else(shared: Path) -> None:
         other.send_signal(signal.SIGKILL)
         other.wait()
     assert_nothing_survives(shared, "fork")
+
+
+def test_the_engine_ends_with_the_game_and_comes_back_for_an_undo(shared: Path) -> None:
+    """game_over ends it and all it started at once (a table's referee runs on after the game); asked again (the
+    arbiter undid the last move), it is started afresh and told the same game."""
+    bot = ProcessBot(engine(shared, "fork", "red"))
+    bot.new_game("stratego", "red", {}, 1)
+    first = int((shared / "fork.pid").read_text())
+    bot.game_over(None)
+    assert bot.proc is None
+    assert_nothing_survives(shared, "fork")
+    bot.observe({"game": "stratego", "audience": "red", "phase": "play", "turn": "blue", "ply": 9, "pieces": []})
+    try:
+        assert bot.proc is not None and int((shared / "fork.pid").read_text()) != first
+        assert [line for d, line in bot.transcript if d == ">"][-3:-1] == [
+            '{"type":"hello","protocol":1}', '{"type":"new_game","game":"stratego","seat":"red","options":{},"seed":1}']
+    finally:
+        bot.close()
+    assert_nothing_survives(shared, "fork")

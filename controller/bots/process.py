@@ -73,6 +73,7 @@ class ProcessBot(Bot):
         self.transcript: collections.deque[tuple[str, str]] = collections.deque(maxlen=TRANSCRIPT_KEEP)
         self.ended: set[int] = set()  # pids ended with the program at close (for tests and reports)
         self._io = threading.RLock()
+        self._game: dict[str, Any] | None = None  # the new_game message, told again if it is started again
         self._reset()
 
     def _reset(self) -> None:
@@ -104,6 +105,8 @@ class ProcessBot(Bot):
         if isinstance(hello.get("name"), str):
             given = hello["name"][:80]
             self.name = given if given.startswith("cmd:") else f"cmd:{given}"
+        if self._game is not None:  # started again after the game ended (an undo of its last move): the same game
+            self._begin()
 
     def _protocol(self, why: str) -> BotError:
         return self._failed(BotError("protocol", why))
@@ -305,7 +308,14 @@ class ProcessBot(Bot):
 
     # ------------------------------------------------------------------ the Bot interface
     def new_game(self, game: str, seat: str, options: Mapping[str, Any], seed: int | None = None) -> None:
-        answer = self._ask({"type": "new_game", "game": game, "seat": seat, "options": dict(options), "seed": seed}, self.start_s)
+        self._game = {"type": "new_game", "game": game, "seat": seat, "options": dict(options), "seed": seed}
+        if self.proc is None:
+            self._start()  # which tells it of the game
+            return
+        self._begin()
+
+    def _begin(self) -> None:
+        answer = self._ask(self._game, self.start_s)
         if answer["type"] != "ready":
             raise self._protocol(f"{self.name} answered {answer['type']!r} to new_game, not 'ready'")
 
@@ -337,8 +347,10 @@ class ProcessBot(Bot):
         return self._checked(answer, "answer")
 
     def game_over(self, result: Mapping[str, Any] | None) -> None:
+        """Tell it the game is over, then end it (and all it started): nothing of it outlives the game."""
         if self.proc is not None and self.proc.poll() is None and self.failure is None:
             self._send({"type": "game_over", "result": result})
+        self.close()
 
     def _flush(self, proc: subprocess.Popen[bytes], timeout_s: float) -> None:
         """Write what waits in the outbox, for at most ``timeout_s``."""
