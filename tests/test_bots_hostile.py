@@ -395,3 +395,16 @@ def test_the_engine_ends_with_the_game_and_comes_back_for_an_undo(shared: Path) 
     finally:
         bot.close()
     assert_nothing_survives(shared, "fork")
+
+
+@pytest.mark.skipif(not AS_ROOT or not Path(SYSTEM_PY).exists(), reason="needs root (to start the engine as nobody)")
+def test_an_engine_of_its_own_user_is_held_to_a_few_processes() -> None:
+    bot = ProcessBot(f"{SYSTEM_PY} -c \"import resource,json,sys,os; sys.stdin.readline(); "
+                     f"print(json.dumps({{'type':'hello','name':json.dumps([resource.getrlimit(resource.RLIMIT_NPROC)[0],"
+                     f"os.getuid()])}}), flush=True); sys.stdin.readline()\"", jail=Jail(user="nobody"))
+    try:
+        bot._start()
+        nproc, uid = json.loads(bot.name[4:])
+    finally:
+        bot.close()
+    assert nproc == 64 and uid == pwd.getpwnam("nobody").pw_uid

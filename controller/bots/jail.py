@@ -166,8 +166,10 @@ class Jail:
             limits.append((resource.RLIMIT_AS, self.memory_mb << 20))
         if self.file_mb:
             limits.append((resource.RLIMIT_FSIZE, self.file_mb << 20))
-        if self.user is not None:  # counted per user: only meaningful for a user of its own
+        if self.user is not None:  # counted per user (all its threads): a user of its own starts from none
             limits.append((resource.RLIMIT_NPROC, self.processes))
+        elif os.geteuid() != 0:  # the referee's user: what it runs now, and room for the engine (root is not held)
+            limits.append((resource.RLIMIT_NPROC, user_tasks(os.getuid()) + 2 * self.processes))
         nice = self.nice
         setrlimit, getrlimit, setnice = resource.setrlimit, resource.getrlimit, os.nice
         libc_prctl = _LIBC.prctl if _LIBC is not None else None
@@ -184,6 +186,22 @@ class Jail:
                 libc_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
         return in_child
+
+
+def user_tasks(uid: int) -> int:
+    """How many tasks (threads) the processes of real user ``uid`` hold now: what RLIMIT_NPROC counts."""
+    total = 0
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status", encoding="ascii", errors="replace") as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+            if int(fields["Uid"].split()[0]) == uid:
+                total += int(fields.get("Threads", "1"))
+        except (OSError, KeyError, ValueError):
+            continue
+    return total
 
 
 # ---------------------------------------------------------------------------------------------- the process tree
