@@ -43,9 +43,11 @@ MAX_LINE = 64 * 1024
 MAX_LOGS = 1000
 #: Bytes of what is sent to the program that may wait unread before it is a protocol failure (~100 views).
 MAX_OUTBOX = 1 << 20
-#: The end of its stderr kept for the report of a crash, and the protocol lines kept in the transcript.
+#: The end of its stderr kept for the report of a crash, and the protocol lines kept in the transcript (the last).
 STDERR_KEEP = 4096
-TRANSCRIPT_KEEP = 400
+TRANSCRIPT_KEEP = 200
+#: Characters of one line kept in the transcript (a Stratego view is ~6 KB): the transcript stays a few MB at most.
+TRANSCRIPT_LINE = 16 * 1024
 _CHUNK = 65536
 
 
@@ -231,7 +233,7 @@ class ProcessBot(Bot):
                 raise BotError("protocol", f"{self.name} sent a line that is not a protocol message "
                                f"({type(exc).__name__}: {str(exc)[:80]})") from None
             if message["type"] != "log":
-                self.transcript.append(("<", text))
+                self.transcript.append(("<", text[:TRANSCRIPT_LINE]))
                 return message
             self.transcript.append(("<", text[:200]))
         self._logs += 1
@@ -260,7 +262,7 @@ class ProcessBot(Bot):
                 self._answered = False
             if message.get("type") == "go":
                 self._logs = 0
-            self.transcript.append((">", line))
+            self.transcript.append((">", line[:TRANSCRIPT_LINE]))
             self._outbox += data
             self._write_now()
 
