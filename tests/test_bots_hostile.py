@@ -439,3 +439,13 @@ def test_an_engine_of_its_own_user_is_held_to_a_few_processes() -> None:
     finally:
         bot.close()
     assert nproc == 64 and uid == pwd.getpwnam("nobody").pw_uid
+
+
+def test_an_engines_name_cannot_carry_terminal_escapes() -> None:
+    bot = ProcessBot(f"{sys.executable} -c \"import json,sys; sys.stdin.readline(); "
+                     f"print(json.dumps({{'type':'hello','name':'\\x1b[2Jevil\\x07'}}), flush=True); sys.stdin.readline()\"")
+    try:
+        bot._start()
+    finally:
+        bot.close()
+    assert bot.name == "cmd:[2Jevil"

@@ -105,7 +105,7 @@ class ProcessBot(Bot):
         if hello.get("type") != "hello":
             raise self._protocol(f"{self.name} answered {hello.get('type')!r} to hello")
         if isinstance(hello.get("name"), str):
-            given = hello["name"][:80]
+            given = "".join(c for c in hello["name"][:80] if c.isprintable()) or "unnamed"  # no terminal escapes
             self.name = given if given.startswith("cmd:") else f"cmd:{given}"
         if self._game is not None:  # started again after the game ended (an undo of its last move): the same game
             self._begin()
