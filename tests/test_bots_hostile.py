@@ -42,7 +42,7 @@ SECRET = "club-secret-8d1f"
 
 #: mode -> (why, words of the reason) for a mode that costs the engine the game at its first move
 FAILING = {
-    "endless": ("protocol", "longer than 65536 bytes"),
+    "endless": ("protocol", "sent a line longer than 64 kB"),
     "flood": ("protocol", "more than 1000 log lines"),
     "binary": ("protocol", "not UTF-8"),
     "twice": ("protocol", "a second answer"),

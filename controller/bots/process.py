@@ -211,18 +211,19 @@ class ProcessBot(Bot):
             self._answered = True
             return message
         if len(self._buf) > self.max_line:
-            raise BotError("protocol", f"{self.name} wrote a line longer than {self.max_line} bytes (the protocol's "
+            raise BotError("protocol", f"{self.name} sent a line longer than {self.max_line // 1024} kB (the protocol's "
                            "limit) with no end of line")
         return None
 
     def _line(self, raw: bytes) -> dict[str, Any] | None:
         """One line as a message, or None for a log or blank line (counted: a flood of either is a breach)."""
         if len(raw) > self.max_line:
-            raise BotError("protocol", f"{self.name} wrote a line of {len(raw)} bytes; the protocol's limit is {self.max_line}")
+            raise BotError("protocol", f"{self.name} sent a line longer than {self.max_line // 1024} kB ({len(raw)} bytes, "
+                           "the protocol's limit)")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise BotError("protocol", f"{self.name} wrote a line that is not UTF-8 text (byte {exc.start}: "
+            raise BotError("protocol", f"{self.name} sent a line that is not UTF-8 text (byte {exc.start}: "
                            f"{raw[exc.start:exc.start + 1]!r})") from None
         if text.strip():
             try:
@@ -238,7 +239,7 @@ class ProcessBot(Bot):
             self.transcript.append(("<", text[:200]))
         self._logs += 1
         if self._logs > self.max_logs:
-            raise BotError("protocol", f"{self.name} wrote more than {self.max_logs} log lines for one move (a flood)")
+            raise BotError("protocol", f"{self.name} sent more than {self.max_logs} log lines for one move (a flood)")
         return None
 
     def _send(self, message: Mapping[str, Any], *, asks: bool = False) -> None:
