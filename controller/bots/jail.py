@@ -28,6 +28,8 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .base import BotError
+
 #: Environment variables an engine may inherit from the referee (with every ``LC_*``). Nothing else passes.
 ENV_ALLOWED = ("PATH", "LANG", "LANGUAGE", "TZ", "PYTHONPATH", "VIRTUAL_ENV")
 #: Default limits: address space (MiB), open files, size of a file it writes (MiB), processes (own user only).
@@ -89,8 +91,12 @@ def memory_limit(mb: int | None) -> int | None:
     return mb
 
 
-class JailError(ValueError):
-    """The engine cannot be started as asked (an unknown user, another user without root or sudo): says why."""
+class JailError(BotError, ValueError):
+    """The engine cannot be started as asked (an unknown user, another user without root or sudo): says why. A
+    ValueError, as a bad bot name is, for the commands that check their arguments."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("crashed", message)
 
 
 @dataclass(frozen=True, slots=True)

@@ -321,13 +321,13 @@ def run(args: argparse.Namespace) -> int:
 def chosen_computers(game_id: str, items: list[str], bot_user: str | None = None) -> dict[str, str]:
     """The --seat SIDE=bot:NAME items as {side: bot name}, checked (and --bot-user with them) before the table opens."""
     from controller.bots.jail import Jail
-    from controller.commands.script import ScriptError, parse_seats
+    from controller.commands.script import parse_seats
     from controller.rules import load_game
 
     try:
         chosen = parse_seats(items, load_game(game_id).sides)
         Jail(user=bot_user).check()
-    except (ScriptError, ValueError) as exc:
+    except ValueError as exc:  # a ScriptError, or a user engines cannot run as
         raise SystemExit(f"facedown play: {exc}") from None
     return chosen
 
@@ -339,7 +339,7 @@ def computer_seats(table: Any, items: list[str], bot_time_s: float = BOT_TIME_S,
     table opened with one loses it here, before any link is printed or served."""
     from controller.bots import find_bot
     from controller.bots.jail import Jail, memory_limit
-    from controller.commands.script import ScriptError, parse_seats
+    from controller.commands.script import parse_seats
     from controller.referee.computer_seat import ComputerSeat
 
     try:
@@ -350,7 +350,7 @@ def computer_seats(table: Any, items: list[str], bot_time_s: float = BOT_TIME_S,
             table.tokens.pop(side, None)
             table.computers.setdefault(side, name)
         bots = {side: find_bot(name, jail=jail) for side, name in chosen.items()}
-    except (ScriptError, ValueError) as exc:
+    except ValueError as exc:  # a ScriptError, or a bot find_bot does not know
         raise SystemExit(f"facedown play: {exc}") from None
     if not bot_time_s > 0:
         raise SystemExit(f"facedown play: --bot-time must be a number of seconds above 0, not {bot_time_s:g}")
