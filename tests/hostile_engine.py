@@ -6,7 +6,7 @@ unprivileged user with the system's Python) that speaks the bot protocol and mis
 MODE: ``play`` (behaves), ``spy`` (tries the referee's descriptors, environment and journal; reports what it got),
 ``endless`` (a line with no end), ``flood`` (log lines without end), ``binary`` (a line that is not UTF-8),
 ``fork`` (leaves a detached grandchild behind, ``setsid`` and double fork, then plays), ``twice`` (answers a move
-twice), ``early`` (answers before it is asked), ``deaf`` (stops reading its input). ``--setup``: the deployment to
+twice), ``early`` (answers while the other side is to move, before it is asked), ``deaf`` (stops reading its input). ``--setup``: the deployment to
 answer (JSON {station: piece}); ``--graph``: {station: [neighbour stations]} for its plain moves; ``--report``: a
 JSON file it writes what it found into; ``--bytes``: how much ``endless``/``flood`` write (default: without end).
 """
@@ -173,8 +173,10 @@ def main(argv: list[str]) -> int:
             say({"type": "ready"})
         elif kind == "view":
             view = m["view"]
-            if mode == "early" and view.get("phase") == "play" and view.get("turn") == view.get("audience"):
-                say({"type": "move", "from": "a1", "to": "a2"})
+            if mode == "early" and view.get("phase") == "play" and view.get("turn") != view.get("audience"):
+                # a move while the other side is to move: long before its own 'go' comes
+                frm, to = plain_move(view, graph, refused)
+                say({"type": "move", "from": frm, "to": to})
         elif kind == "refused":
             refused.add((m["from"], m["to"]))
         elif kind == "go" and m["want"] == "setup":

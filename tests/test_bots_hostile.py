@@ -258,6 +258,9 @@ def _play_table(tmp_path: Path, shared: Path, mode: str, plies: int = 30) -> tup
             events.extend(json.loads(x) for x in s.splitlines() if x.strip())
             return len(s)
 
+        def flush(self) -> None:
+            return None
+
     def on_session(session: Any, board: Any, computers: dict[str, Any]) -> None:
         holder["session"], holder["seat"] = session, computers["blue"]
 
