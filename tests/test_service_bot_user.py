@@ -118,6 +118,12 @@ spy = ProcessBot(f"/usr/bin/python3 {engine} spy --setup {setup} --graph {graph}
 spy.new_game("stratego", "red", {}, 1)
 spy.choose_setup(seen, 1000)
 spy.close()
+held = open(journal, "rb")  # the referee holds its journal open, as a table does
+same = ProcessBot(f"/usr/bin/python3 {engine} spy --setup {setup} --graph {graph} --report {report}.same "
+                  f"--journal {journal}")  # the referee's own user, no --bot-user
+same.new_game("stratego", "red", {}, 1)
+same.choose_setup(seen, 1000)
+same.close()
 time.sleep(0.2)
 bot.close()
 print(json.dumps({"ended": sorted(bot.ended), "me": os.getuid()}))
@@ -169,7 +175,8 @@ def test_a_referee_that_is_not_root_starts_and_ends_engines_through_sudo() -> No
         script = here / "referee.py"
         script.write_text(SUDO_REFEREE)
         script.chmod(0o644)
-        out = subprocess.run(["sudo", "-n", "-u", referee, "--", "/usr/bin/python3", str(script), str(root),
+        out = subprocess.run(["sudo", "-n", "-u", referee, "--", "/usr/bin/env", "FACEDOWN_CLUB_PASSWORD=s3cret",
+                              "/usr/bin/python3", str(script), str(root),
                               str(root / "tests" / "hostile_engine.py"), str(here / "red.json"), str(here / "graph.json"),
                               str(here / "fork"), str(journal), bot_user], capture_output=True, text=True, timeout=60)
         assert out.returncode == 0, out.stderr[-2000:]
@@ -183,6 +190,12 @@ def test_a_referee_that_is_not_root_starts_and_ends_engines_through_sudo() -> No
         seen = json.loads((here / "fork.spy").read_text())["at_setup"]
         assert seen["secrets"] == [] and str(seen["journal"]).startswith("refused")
         assert str(seen["parent_fd_list"]).startswith("refused") and seen["env"]["USER"] == bot_user
+        # the referee's own user, not root: non-dumpable keeps /proc/<referee> shut, the environment is clean; the
+        # journal by its path is open to it, as docs/bots.md says (hence --bot-user)
+        same = json.loads((here / "fork.same").read_text())["at_setup"]
+        assert str(same["parent_fd_list"]).startswith("refused"), same["parent_fd_list"]
+        assert str(same["parent_environ"]).startswith("refused") and "s3cret" not in json.dumps(same["env"])
+        assert same["env"]["USER"] == referee and same["secrets"] == ["the journal by its path"]
     finally:
         rule.unlink(missing_ok=True)
         for name in (referee, bot_user):
