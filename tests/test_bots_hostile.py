@@ -208,7 +208,8 @@ def test_limits_are_set_in_the_engine(shared: Path) -> None:
     bot = ProcessBot(f"{sys.executable} -c \"import resource,json,sys,os; sys.stdin.readline(); "
                      f"print(json.dumps({{'type':'hello','name':json.dumps([resource.getrlimit(resource.RLIMIT_AS)[0],"
                      f"resource.getrlimit(resource.RLIMIT_NOFILE)[0],resource.getrlimit(resource.RLIMIT_CORE)[0],"
-                     f"os.getsid(0)==os.getpid(),os.nice(0)])}}), flush=True); sys.stdin.readline()\"",
+                     f"os.getsid(0)==os.getpid(),os.nice(0),'NoNewPrivs:\\t1' in open('/proc/self/status').read()])}}), "
+                     f"flush=True); sys.stdin.readline()\"",
                      jail=Jail(memory_mb=900, open_files=77, nice=5))
     try:
         bot._start()
@@ -216,6 +217,7 @@ def test_limits_are_set_in_the_engine(shared: Path) -> None:
     finally:
         bot.close()
     assert limits[:3] == [900 << 20, 77, 0] and limits[3] is True and limits[4] >= 5
+    assert limits[5] is True, "no setuid program (sudo) gives it more rights"
 
 
 # ---------------------------------------------------------------------------------------------- a table game

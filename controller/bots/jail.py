@@ -3,7 +3,8 @@
 An engine (``cmd:...``) is an untrusted program. ``Jail`` says how it is started: no descriptor but its three pipes,
 an allow-listed environment (no ``FACEDOWN_*`` variable, no password, no token), a session of its own, resource
 limits (address space, open files, file size, core dumps; processes when it runs as its own user), a lower CPU
-priority, and optionally another, unprivileged user (``--bot-user``): as root the referee changes to that user in
+priority, no new privileges (a setuid program such as sudo gives it none), and optionally another, unprivileged
+user (``--bot-user``): as root the referee changes to that user in
 the child itself; otherwise it goes through ``sudo -n -u USER`` (the rule ``facedown service install`` writes).
 
 ``harden_referee`` is done once, before the first engine starts: the referee makes itself non-dumpable (a process of
@@ -44,6 +45,7 @@ _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
 _PR_GET_DUMPABLE = 3
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_NO_NEW_PRIVS = 38
 _hardened = False
 _hard_lock = threading.Lock()
 
@@ -179,6 +181,7 @@ class Jail:
         nice = self.nice
         setrlimit, getrlimit, setnice = resource.setrlimit, resource.getrlimit, os.nice
         libc_prctl = _LIBC.prctl if _LIBC is not None else None
+        no_new_privs = not self.via_sudo  # (sudo itself is a setuid program: it needs them)
 
         def in_child() -> None:  # runs between fork and exec: no imports, no locks, nothing that allocates much
             for which, value in limits:
@@ -190,6 +193,9 @@ class Jail:
             if libc_prctl is not None and parent_is_main:
                 # the signal comes when the *thread* that started it ends: only the main thread lasts as the process
                 libc_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if libc_prctl is not None and no_new_privs:
+                # no setuid program (sudo, su) gives it or its children more rights than it has
+                libc_prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
         return in_child
 
