@@ -126,7 +126,12 @@ same.choose_setup(seen, 1000)
 same.close()
 time.sleep(0.2)
 bot.close()
-print(json.dumps({"ended": sorted(bot.ended), "me": os.getuid()}))
+try:
+    Jail(user="nobody").check()  # a user the sudoers rule does not name
+    refused = ""
+except ValueError as exc:
+    refused = str(exc)
+print(json.dumps({"ended": sorted(bot.ended), "me": os.getuid(), "refused": refused}))
 '''
 
 
@@ -182,6 +187,7 @@ def test_a_referee_that_is_not_root_starts_and_ends_engines_through_sudo() -> No
         assert out.returncode == 0, out.stderr[-2000:]
         result = json.loads(out.stdout.strip().splitlines()[-1])
         assert result["me"] == pwd.getpwnam(referee).pw_uid
+        assert f"{referee} may not start programs as nobody" in result["refused"]
         grandchild = int((here / "fork.grandchild").read_text())
         engine_pid = int((here / "fork.pid").read_text())
         time.sleep(0.3)

@@ -126,9 +126,22 @@ class Jail:
         if entry.pw_uid == os.geteuid():
             raise JailError(f"--bot-user {self.user}: that is the referee's own user; give a user of their own "
                             "(engines run as it so that they cannot read the journal)")
-        if os.geteuid() != 0 and shutil.which("sudo") is None:
-            raise JailError(f"--bot-user {self.user}: the referee runs as {pwd.getpwuid(os.geteuid()).pw_name}, not "
-                            "root, and there is no sudo to start engines as another user")
+        if os.geteuid() != 0:
+            me = pwd.getpwuid(os.geteuid()).pw_name
+            if shutil.which("sudo") is None:
+                raise JailError(f"--bot-user {self.user}: the referee runs as {me}, not root, and there is no sudo to "
+                                "start engines as another user")
+            import subprocess
+
+            try:
+                ok = subprocess.run(["sudo", "-n", "-u", self.user, "--", "true"], stdin=subprocess.DEVNULL,
+                                    capture_output=True, timeout=10).returncode == 0
+            except (OSError, subprocess.SubprocessError):
+                ok = False
+            if not ok:
+                raise JailError(f"--bot-user {self.user}: {me} may not start programs as {self.user} (sudo -n -u "
+                                f"{self.user} refused): add the rule facedown service install writes, "
+                                f"/etc/sudoers.d/facedown-bot: '{me} ALL=({self.user}) NOPASSWD: ALL'")
 
     def environment(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
         """The engine's whole environment: the allow-listed variables of ``base`` (default the referee's), HOME,
