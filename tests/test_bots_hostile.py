@@ -454,3 +454,11 @@ def test_an_engines_name_cannot_carry_terminal_escapes() -> None:
     finally:
         bot.close()
     assert bot.name == "cmd:[2Jevil"
+
+
+def test_an_outside_engine_without_a_user_of_its_own_is_warned_of(shared: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["match", "stratego", "--red", f"cmd:{engine(shared, 'play', 'red')}", "--blue", "random", "--games", "1",
+                 "--max-plies", "2"]) == 0
+    assert "can read the journal by its path" in capsys.readouterr().err
+    assert main(["match", "stratego", "--red", "random", "--blue", "random", "--games", "1", "--max-plies", "2"]) == 0
+    assert "warning" not in capsys.readouterr().err

@@ -82,6 +82,17 @@ def harden_referee() -> dict[str, bool]:
     return {"dumpable": prctl(_PR_GET_DUMPABLE) == 1, "subreaper": _LIBC is not None}
 
 
+def same_user_warning(command: str, names: list[str], user: str | None) -> str | None:
+    """The warning ``facedown play``/``match`` print when an outside engine runs as the referee's own user."""
+    outside = [n for n in names if n.startswith("cmd:")]
+    if user is not None or not outside:
+        return None
+    me = pwd.getpwuid(os.geteuid()).pw_name
+    return (f"facedown {command}: warning: {len(outside)} outside engine(s) run as {me}, the referee's own user: they "
+            f"can read the journal by its path (every deployment in it); give --bot-user USER to keep them out "
+            f"(docs/bots.md, 'Outside engines are untrusted')")
+
+
 def memory_limit(mb: int | None) -> int | None:
     """The address-space limit for ``--bot-memory MB``: None given is the default, 0 is none; below 64 is refused."""
     if mb is None:

@@ -73,7 +73,7 @@ def _bar(done: int, total: int, width: int = 30) -> str:
 def run(args: argparse.Namespace) -> int:
     from controller.bots import find_bot
     from controller.bots.arena import Match, play_game
-    from controller.bots.jail import Jail, memory_limit
+    from controller.bots.jail import Jail, memory_limit, same_user_warning
     from controller.rules import load_game
 
     gdef = load_game(args.game)
@@ -81,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
         jail = Jail(user=args.bot_user, memory_mb=memory_limit(args.bot_memory))
         jail.check()
         seats = _seats(args, gdef.sides)
+        warning = same_user_warning("match", list(seats.values()), args.bot_user)
+        if warning:
+            print(warning, file=sys.stderr)
         for name in set(seats.values()):
             if not name.startswith("cmd:"):
                 find_bot(name).close()  # a bad name fails before any game

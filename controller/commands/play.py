@@ -320,7 +320,7 @@ def run(args: argparse.Namespace) -> int:
 
 def chosen_computers(game_id: str, items: list[str], bot_user: str | None = None) -> dict[str, str]:
     """The --seat SIDE=bot:NAME items as {side: bot name}, checked (and --bot-user with them) before the table opens."""
-    from controller.bots.jail import Jail
+    from controller.bots.jail import Jail, same_user_warning
     from controller.commands.script import parse_seats
     from controller.rules import load_game
 
@@ -329,6 +329,9 @@ def chosen_computers(game_id: str, items: list[str], bot_user: str | None = None
         Jail(user=bot_user).check()
     except ValueError as exc:  # a ScriptError, or a user engines cannot run as
         raise SystemExit(f"facedown play: {exc}") from None
+    warning = same_user_warning("play", list(chosen.values()), bot_user)
+    if warning:
+        print(warning, file=sys.stderr)
     return chosen
 
 
