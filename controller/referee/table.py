@@ -72,9 +72,6 @@ class Table:
     computers: dict[str, str] = field(default_factory=dict)
     _started: bool = False
 
-    def linked_sides(self) -> tuple[str, ...]:
-        """The seats that have a link (every seat but the computer's)."""
-        return tuple(s for s in self.game.sides if s in self.tokens)
 
     @property
     def game(self) -> GameDef:
