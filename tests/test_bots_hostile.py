@@ -462,3 +462,22 @@ def test_an_outside_engine_without_a_user_of_its_own_is_warned_of(shared: Path, 
     assert "can read the journal by its path" in capsys.readouterr().err
     assert main(["match", "stratego", "--red", "random", "--blue", "random", "--games", "1", "--max-plies", "2"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_an_engine_dies_with_a_killed_referee(tmp_path: Path, shared: Path) -> None:
+    """kill -9 of the referee (no chance to clean up): the engine it started from its main thread goes too."""
+    ready = tmp_path / "ready"
+    cli = Cli(["play", "stratego", "--journal", str(tmp_path / "j.sqlite"), "--no-web", "--announce", "none", "--new",
+               "--seat", f"blue=bot:cmd:{engine(shared, 'play', 'blue')}", "--ready-file", str(ready)])
+    try:
+        cli.wait_until(ready.exists, "the referee to get ready", timeout=60)
+        pid = int((shared / "play.pid").read_text())
+        assert alive(pid)
+        cli.proc.send_signal(signal.SIGKILL)
+        cli.proc.wait(10)
+        end = time.monotonic() + 5
+        while alive(pid) and time.monotonic() < end:
+            time.sleep(0.02)
+        assert not alive(pid), "the engine outlived its killed referee"
+    finally:
+        cli.stop()

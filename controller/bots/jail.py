@@ -206,6 +206,10 @@ class Jail:
         setrlimit, getrlimit, setnice = resource.setrlimit, resource.getrlimit, os.nice
         libc_prctl = _LIBC.prctl if _LIBC is not None else None
         no_new_privs = not self.via_sudo  # (sudo itself is a setuid program: it needs them)
+        # prctl's arguments made now, full width (prctl refuses stray high bits), so the child only calls
+        zero = ctypes.c_ulong(0)
+        pdeath = (ctypes.c_int(_PR_SET_PDEATHSIG), ctypes.c_ulong(signal.SIGKILL), zero, zero, zero)
+        nnp = (ctypes.c_int(_PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), zero, zero, zero)
 
         def in_child() -> None:  # runs between fork and exec: no imports, no locks, nothing that allocates much
             for which, value in limits:
@@ -216,10 +220,10 @@ class Jail:
                 setnice(nice)
             if libc_prctl is not None and parent_is_main:
                 # the signal comes when the *thread* that started it ends: only the main thread lasts as the process
-                libc_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+                libc_prctl(*pdeath)
             if libc_prctl is not None and no_new_privs:
                 # no setuid program (sudo, su) gives it or its children more rights than it has
-                libc_prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+                libc_prctl(*nnp)
 
         return in_child
 
