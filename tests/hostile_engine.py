@@ -6,7 +6,7 @@ unprivileged user with the system's Python) that speaks the bot protocol and mis
 MODE: ``play`` (behaves), ``spy`` (tries the referee's descriptors, environment and journal; reports what it got),
 ``endless`` (a line with no end), ``flood`` (log lines without end), ``binary`` (a line that is not UTF-8),
 ``fork`` (leaves a detached grandchild behind, ``setsid`` and double fork, then plays), ``twice`` (answers a move
-twice), ``early`` (answers while the other side is to move, before it is asked), ``deaf`` (stops reading its input). ``--setup``: the deployment to
+twice), ``early`` (answers while the other side is to move, before it is asked), ``deaf`` (stops reading its input), ``noise`` (writes to stderr without end while it plays). ``--setup``: the deployment to
 answer (JSON {station: piece}); ``--graph``: {station: [neighbour stations]} for its plain moves; ``--report``: a
 JSON file it writes what it found into; ``--bytes``: how much ``endless``/``flood`` write (default: without end).
 """
@@ -165,6 +165,16 @@ def main(argv: list[str]) -> int:
                     f.write(str(os.getpid()))
             say({"type": "hello", "protocol": 1, "name": f"hostile-{mode}"})
         elif kind == "new_game":
+            if mode == "noise":  # stderr without end, from a thread, while it plays on
+                import threading
+
+                def noise() -> None:
+                    block = b"noise " * 10000
+                    while True:
+                        sys.stderr.buffer.write(block)
+                        sys.stderr.buffer.flush()
+
+                threading.Thread(target=noise, daemon=True).start()
             if mode == "spy":
                 found["at_new_game"] = spy(opts.get("--journal"))
                 write_report(report, found)

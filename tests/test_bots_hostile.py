@@ -481,3 +481,12 @@ def test_an_engine_dies_with_a_killed_referee(tmp_path: Path, shared: Path) -> N
         assert not alive(pid), "the engine outlived its killed referee"
     finally:
         cli.stop()
+
+
+def test_an_engine_that_writes_stderr_without_end_still_plays(shared: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Only the end of its stderr is kept, and reading it never holds the referee: the game goes on."""
+    assert main(["match", "stratego", "--red", f"cmd:{engine(shared, 'noise', 'red')}", "--blue", "random", "--games", "1",
+                 "--max-plies", "20", "--time-ms", "5000", "--json"]) == 0
+    game = json.loads(capsys.readouterr().out)["records"][0]
+    assert game["failures"] == [] and game["plies"] == 20
+    assert_nothing_survives(shared, "noise")

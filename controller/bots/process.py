@@ -83,6 +83,7 @@ class ProcessBot(Bot):
         self._outbox = bytearray()  # what it was sent and has not read yet
         self._stderr_tail = bytearray()
         self._eof = False
+        self._err_open = True
         self._answered = False  # an answer was taken since the last request
         self._logs = 0
 
@@ -129,13 +130,12 @@ class ProcessBot(Bot):
         message = self._lines(answer)  # whole lines already read, behind an earlier answer
         if message is not None:
             return message
-        err_open = True
-        read_budget = 8 * self.max_line  # a drain reads a bounded amount; the rest waits in the pipe
+        read_budget = 8 * self.max_line  # a drain reads a bounded amount (stdout and stderr); the rest waits
         while True:
             poller = select.poll()
             if not self._eof:
                 poller.register(out_fd, select.POLLIN)
-            if err_open:
+            if self._err_open:
                 poller.register(err_fd, select.POLLIN)
             if self._outbox:
                 poller.register(in_fd, select.POLLOUT)
@@ -163,8 +163,9 @@ class ProcessBot(Bot):
                 elif fd == err_fd:
                     chunk = self._read(err_fd)
                     if not chunk:
-                        err_open = chunk is None
+                        self._err_open = chunk is None
                         continue
+                    read_budget -= len(chunk)
                     self._stderr_tail += chunk
                     del self._stderr_tail[:-STDERR_KEEP]
                 elif fd == in_fd:
