@@ -36,8 +36,7 @@ def main() -> None:
     bot.game_over(None)
     bot.close()
     for direction, line in bot.transcript:
-        print(f"{direction} {line}")
-    print("> {\"type\":\"quit\"}")
+        print(f"{direction} {line}")  # the closing quit is in the transcript too
 
 
 if __name__ == "__main__":

@@ -135,8 +135,15 @@ def placement_of(data: dict[str, Any]) -> dict[str, str]:
     return placement
 
 
+def linked_roles() -> tuple[str, ...]:
+    """The roles that have a page link: every seat a person plays (a computer seat has no token), the spectators and
+    the arbiter."""
+    table = ctx().table
+    return (*(s for s in ctx().game.sides if s in table.tokens), SPECTATOR, ARBITER)
+
+
 def link(role: str) -> str:
-    """The page address of ``role`` as reached from this request's host."""
+    """The page address of ``role`` as reached from this request's host (a role of ``linked_roles``)."""
     table = ctx().table
     base = request.host_url.rstrip("/")
     if role == SPECTATOR:

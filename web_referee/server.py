@@ -207,9 +207,10 @@ class WebServer:
         return f"http://{host}:{self.port}"
 
     def links(self) -> dict[str, str]:
-        """Every role's link: one per seat, the spectator page and the arbiter page."""
+        """Every role's link: one per seat a person plays (a computer seat has none), the spectator page and the
+        arbiter page."""
         base = self.base_url()
-        out = {side: f"{base}/seat/{self.table.tokens[side]}" for side in self.table.game.sides}
+        out = {side: f"{base}/seat/{self.table.tokens[side]}" for side in self.table.game.sides if side in self.table.tokens}
         out["spectator"] = f"{base}/"
         out["arbiter"] = f"{base}/arbiter/{self.table.tokens['arbiter']}"
         return out
@@ -223,7 +224,13 @@ class WebServer:
         # building the codes: tens of ms of CPU here, most of a second on a Pi Zero)
         qr = out.isatty()
         out.write(f"Web referee at {self.base_url()}/ (spectators need no link)\n")
+        computers = getattr(self.table, "computers", {}) or {}
         for side in self.table.game.sides:
+            if side not in links:
+                # no link: its page would name the computer's whole hidden army to whoever glances at the console
+                out.write(f"\n{side.capitalize()} seat: played by the computer ({computers.get(side, 'a bot')}); it has "
+                          "no seat link. Move its tokens as the board page, the voice and the lights say.\n")
+                continue
             out.write(f"\n{side.capitalize()} seat: {links[side]}\n")
             if qr:
                 out.write(qr_text(links[side]))

@@ -9,6 +9,7 @@ external program that speaks the protocol of ``docs/bots.md`` on stdin/stdout.
 from __future__ import annotations
 
 from importlib.metadata import entry_points
+from typing import Any
 
 from .base import Bot, BotError, Player
 from .facedown import FaceDownBot
@@ -25,13 +26,14 @@ def bot_names() -> list[str]:
     return sorted(set(BUILTIN) | {ep.name for ep in entry_points(group=ENTRY_POINTS)})
 
 
-def find_bot(name: str) -> Bot:
+def find_bot(name: str, *, jail: Any = None) -> Bot:
     """A new bot for ``name``: ``NAME[:LEVEL]`` (built-in or entry point) or ``cmd:PROGRAM ARGS``. ValueError says
-    what is wrong with the name."""
+    what is wrong with the name. ``jail`` (a ``jail.Jail``) says how an outside program is started: its user, its
+    limits (default: the referee's user, the default limits)."""
     if name.startswith("cmd:"):
         from .process import ProcessBot
 
-        return ProcessBot(name[4:])
+        return ProcessBot(name[4:], jail=jail)
     base, _, level_text = name.partition(":")
     level: int | None = None
     if level_text:

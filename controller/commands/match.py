@@ -40,6 +40,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--journal", nargs="?", const="", metavar="PATH",
                    help="keep every finished game in the game journal (default the referee's, where `facedown record` "
                         "looks), to replay with `facedown record show|export`")
+    p.add_argument("--bot-user", metavar="USER",
+                   help="run every cmd: engine as this unprivileged user, so that it cannot read the journal "
+                        "(see docs/bots.md, 'Outside engines are untrusted')")
+    p.add_argument("--bot-memory", type=int, default=None, metavar="MB",
+                   help="address-space limit of each cmd: engine in MiB (default 1024; 0: none)")
     p.set_defaults(func=run)
 
 
@@ -70,11 +75,17 @@ def _bar(done: int, total: int, width: int = 30) -> str:
 def run(args: argparse.Namespace) -> int:
     from controller.bots import find_bot
     from controller.bots.arena import Match, play_game
+    from controller.bots.jail import Jail, memory_limit, same_user_warning
     from controller.rules import load_game
 
     gdef = load_game(args.game)
     try:
+        jail = Jail(user=args.bot_user, memory_mb=memory_limit(args.bot_memory))
+        jail.check()
         seats = _seats(args, gdef.sides)
+        warning = same_user_warning("match", list(seats.values()), args.bot_user)
+        if warning:
+            print(warning, file=sys.stderr)
         for name in set(seats.values()):
             if not name.startswith("cmd:"):
                 find_bot(name).close()  # a bad name fails before any game
@@ -106,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
             bots = {}
             try:
                 for side, name in names.items():
-                    bots[side] = find_bot(name)
+                    bots[side] = find_bot(name, jail=jail)
                 record = play_game(args.game, bots, names, seed=args.seed + i, max_plies=args.max_plies,
                                    time_ms=args.time_ms, watch=recorder.watch if recorder is not None else None)
                 match.records.append(record)

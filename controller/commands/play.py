@@ -40,6 +40,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bot-time", type=float, default=BOT_TIME_S, metavar="SECONDS",
                    help=f"the most a computer seat may take for a move (default {BOT_TIME_S:g}): a built-in bot stops "
                         "sooner, when its level's work is done; an external engine is given this budget")
+    p.add_argument("--bot-user", metavar="USER",
+                   help="run a cmd: engine of a computer seat as this unprivileged user, so that it cannot read the "
+                        "journal (facedown service install creates one; see docs/bots.md)")
+    p.add_argument("--bot-memory", type=int, default=None, metavar="MB",
+                   help="address-space limit of a computer seat's cmd: engine in MiB (default 1024; 0: none)")
     p.add_argument("--announce", default="console", help="comma-separated announcers: console, buzzer, voice-zh, voice-en, none")
     p.add_argument("--lang", default="en", choices=("en", "zh-Hans", "zh-Hant"), help="the console announcer's language (default en)")
     p.add_argument("--demo", action="store_true", help="simulated players lay out and play both sides (sim board only)")
@@ -194,8 +199,10 @@ def run(args: argparse.Namespace) -> int:
             how = f"facedown tags enroll {game_id}" + (f" --profile {args.profile}" if sensing == "checkin" and args.profile else "")
             raise SystemExit(f"facedown play: no RFID tags enrolled for {game_id} ({tagmap.path}): run `{how}` first")
         tag_pieces = {uid: (e.side, e.piece) for uid, e in tagmap.entries.items()}
+    chosen = chosen_computers(game_id, args.seat, args.bot_user)  # before the table: a computer seat gets no token
     table = open_table(game_id, board=board, board_kind=args.board, journal_path=args.journal, options=options,
-                       resume=not args.new, profile=profile, use_tags=use_tags, tag_pieces=tag_pieces, seats=players)
+                       resume=not args.new, profile=profile, use_tags=use_tags, tag_pieces=tag_pieces, seats=players,
+                       computers=chosen)
     unknown = sorted(set(players) - set(table.game.sides))
     if unknown:
         raise SystemExit(f"facedown play: --player names unknown side(s) {', '.join(unknown)}; sides are {', '.join(table.game.sides)}")
@@ -240,7 +247,8 @@ def run(args: argparse.Namespace) -> int:
     from controller.lights import station_lights
 
     lights = station_lights(table.session, profile, board)  # before the computer seats: it follows their instructions
-    computers = computer_seats(table, args.seat, args.bot_time)
+    computers = computer_seats(table, args.seat, args.bot_time, bot_user=args.bot_user,
+                               bot_memory=args.bot_memory)
     demo = None
     if args.demo or args.demo_side:
         from controller.referee.demo import DemoPlayers
@@ -311,15 +319,41 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def computer_seats(table: Any, items: list[str], bot_time_s: float = BOT_TIME_S) -> list[Any]:
-    """The --seat SIDE=bot:NAME computer seats, each bound to the table's session (its deployment registered now)."""
+def chosen_computers(game_id: str, items: list[str], bot_user: str | None = None) -> dict[str, str]:
+    """The --seat SIDE=bot:NAME items as {side: bot name}, checked (and --bot-user with them) before the table opens."""
+    from controller.bots.jail import Jail, same_user_warning
+    from controller.commands.script import parse_seats
+    from controller.rules import load_game
+
+    try:
+        chosen = parse_seats(items, load_game(game_id).sides)
+        Jail(user=bot_user).check()
+    except ValueError as exc:  # a ScriptError, or a user engines cannot run as
+        raise SystemExit(f"facedown play: {exc}") from None
+    warning = same_user_warning("play", list(chosen.values()), bot_user)
+    if warning:
+        print(warning, file=sys.stderr)
+    return chosen
+
+
+def computer_seats(table: Any, items: list[str], bot_time_s: float = BOT_TIME_S, *, bot_user: str | None = None,
+                   bot_memory: int | None = None) -> list[Any]:
+    """The --seat SIDE=bot:NAME computer seats, each bound to the table's session (its deployment registered now).
+    A computer seat has no seat link: the table was opened without its token (``open_table(computers=...)``); a
+    table opened with one loses it here, before any link is printed or served."""
     from controller.bots import find_bot
+    from controller.bots.jail import Jail, memory_limit
     from controller.commands.script import parse_seats
     from controller.referee.computer_seat import ComputerSeat
 
     try:
         chosen = parse_seats(items, table.game.sides)
-        bots = {side: find_bot(name) for side, name in chosen.items()}
+        jail = Jail(user=bot_user, memory_mb=memory_limit(bot_memory))
+        jail.check()
+        for side, name in chosen.items():
+            table.tokens.pop(side, None)
+            table.computers.setdefault(side, name)
+        bots = {side: find_bot(name, jail=jail) for side, name in chosen.items()}
     except ValueError as exc:  # a ScriptError, or a bot find_bot does not know
         raise SystemExit(f"facedown play: {exc}") from None
     if not bot_time_s > 0:

@@ -26,6 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--now", action="store_true", help="also (re)start the service now")
     i.add_argument("--scanner-serial", help="USB serial number of this board's Pico (default: read from the one plugged in)")
     i.add_argument("--scanner-port", help="read the serial number from this device (e.g. /dev/ttyACM1) when several are in")
+    i.add_argument("--seat", action="append", default=[], metavar="SIDE=bot:NAME",
+                   help="a computer seat the referee plays at every boot (as facedown play --seat; repeatable)")
+    i.add_argument("--bot-user", default=None, metavar="USER",
+                   help="the user outside engines (bot:cmd:...) run as; install creates it (default facedown-bot)")
+    i.add_argument("--no-bot-user", action="store_true",
+                   help="run outside engines as the referee's own user (they can then read the journal: docs/bots.md)")
     i.set_defaults(func=run_install)
     u = ssub.add_parser("uninstall", help="disable and remove facedown.service and the udev rule")
     u.add_argument("--root", help="remove from this directory instead of /")
@@ -66,12 +72,21 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
         serial = _scanner_serial(args, sc.usb_vid if sc.usb_vid is not None else 0x2E8A,
                                  sc.usb_pid if sc.usb_pid is not None else 0x0005)
     announce = args.announce or ("console,buzzer" if profile.pins.buzzer is not None else "console")
+    from controller.commands.script import ScriptError, parse_seats
+    from controller.hardware.service import BOT_USER, valid_user_name
+
+    try:
+        parse_seats(list(args.seat), load_game(game).sides)
+    except ScriptError as exc:
+        raise ServiceError(str(exc)) from None
+    bot_user = None if args.no_bot_user else valid_user_name(args.bot_user or BOT_USER)
     return ServiceConfig(
         game=game, board=board, profile=str(Path(profile.file).resolve()), user=args.user or _default_user(),
         facedown=facedown_executable(), workdir=str(Path(controller.__file__).resolve().parent.parent),
         port=(sc.port or f"/dev/{SCANNER_LINK}") if sc is not None else None, announce=announce,
         web_port=args.web_port, usb_vid=(sc.usb_vid if sc and sc.usb_vid is not None else 0x2E8A),
         usb_pid=(sc.usb_pid if sc and sc.usb_pid is not None else 0x0005), scanner_serial=serial,
+        seats=tuple(args.seat), bot_user=bot_user,
     )
 
 

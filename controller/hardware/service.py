@@ -8,6 +8,12 @@ a temporary directory in tests), enables the unit the way ``systemctl enable`` d
 ``systemctl daemon-reload``/``enable`` and reloads udev, printing each command first. ``uninstall`` undoes it.
 ``facedown play`` resumes the journal's unfinished game by default, so after a power cut the Pi carries on.
 
+Outside bot engines (``--seat SIDE=bot:cmd:...``) run as a user of their own (``facedown-bot`` by default): install
+creates it (a system user with no home, no shell, no password) and writes a sudoers rule that lets the referee's
+user start programs as that user and no other (``/etc/sudoers.d/facedown-bot``, checked with ``visudo -c``), and
+the unit passes ``--bot-user``. That user cannot read the journal, its key or the club password file (all 0600,
+the referee's), nor the referee's descriptors or environment.
+
 >>> cfg = ServiceConfig(game="luzhanqi", board="gpio", profile="/opt/fd/hardware/profiles/luzhanqi.yaml",
 ...                     user="pi", facedown="/opt/fd/.venv/bin/facedown", workdir="/opt/fd")
 >>> "ExecStart=/opt/fd/.venv/bin/facedown play luzhanqi --board gpio" in render_unit(cfg)
@@ -22,7 +28,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.errors import FaceDownError
@@ -32,6 +38,9 @@ UNIT_DIR = Path("etc/systemd/system")
 WANTS_DIR = UNIT_DIR / "multi-user.target.wants"
 UDEV_DIR = Path("etc/udev/rules.d")
 UDEV_NAME = "99-facedown-scanner.rules"
+SUDOERS_DIR = Path("etc/sudoers.d")
+#: The user outside bot engines run as on a service install (created by install).
+BOT_USER = "facedown-bot"
 #: The stable name the udev rule gives the scanner.
 SCANNER_LINK = "facedown-scanner"
 #: Raspberry Pi Pico running MicroPython (docs/firmware.md: `mpremote connect list` shows 2e8a:0005).
@@ -60,6 +69,10 @@ class ServiceConfig:
     usb_pid: int = PICO_PID
     #: The USB serial number of THIS board's scanner (a Pico's unique id): the udev rule names only that device.
     scanner_serial: str | None = None
+    #: Computer seats, as ``facedown play --seat`` takes them (SIDE=bot:NAME).
+    seats: tuple[str, ...] = ()
+    #: The user outside engines run as (None: the referee's own user; docs/bots.md says what that allows).
+    bot_user: str | None = BOT_USER
 
 
 def _quote(arg: str) -> str:
@@ -77,7 +90,34 @@ def exec_args(cfg: ServiceConfig) -> list[str]:
     if cfg.port:
         args += ["--port-path", cfg.port]
     args += ["--announce", cfg.announce, "--port", str(cfg.web_port)]
+    for seat in cfg.seats:
+        args += ["--seat", seat]
+    if cfg.bot_user:
+        args += ["--bot-user", cfg.bot_user]
     return args
+
+
+def valid_user_name(name: str) -> str:
+    """A user name useradd and sudoers take as is (lower-case letters, digits, - and _), or a ServiceError."""
+    if not name or len(name) > 32 or not (name[0].isascii() and name[0].islower()) or \
+            not all(c.isascii() and (c.islower() or c.isdigit() or c in "-_") for c in name):
+        raise ServiceError(f"user name {name!r}: expected lower-case letters, digits, - and _ (e.g. {BOT_USER})")
+    return name
+
+
+def render_sudoers(cfg: ServiceConfig) -> str:
+    """The sudoers rule: the referee's user may run programs as the bot user, without a password, and as no one else."""
+    if not cfg.bot_user:
+        raise ServiceError("no bot user: nothing for a sudoers rule to allow")
+    user, bot = valid_user_name(cfg.user), valid_user_name(cfg.bot_user)
+    if user == bot:
+        raise ServiceError(f"--bot-user {bot}: that is the referee's own user; engines need a user of their own")
+    return (
+        "# Written by `facedown service install`; removed by `facedown service uninstall`.\n"
+        f"# The referee ({user}) starts outside bot engines as {bot}, a user with no home, no shell and no password,\n"
+        "# which cannot read the journal. It allows becoming that user only, never root.\n"
+        f"{user} ALL=({bot}) NOPASSWD: ALL\n"
+    )
 
 
 def render_unit(cfg: ServiceConfig) -> str:
@@ -136,12 +176,14 @@ def render_udev_rule(cfg: ServiceConfig) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """What install or uninstall does: files to write (path -> text), links to make, files to remove, commands."""
+    """What install or uninstall does: files to write (path -> text), links to make, files to remove, commands,
+    and the mode of files that need one (the sudoers rule: 0440)."""
 
     files: dict[Path, str]
     links: dict[Path, str]
     remove: tuple[Path, ...]
     commands: tuple[tuple[str, ...], ...]
+    modes: dict[Path, int] = field(default_factory=dict)
 
 
 def install_plan(cfg: ServiceConfig, root: Path, *, start: bool = False) -> Plan:
@@ -150,14 +192,35 @@ def install_plan(cfg: ServiceConfig, root: Path, *, start: bool = False) -> Plan
     files = {unit: render_unit(cfg)}
     if cfg.board == "serial":  # a GPIO board has no scanner to name
         files[root / UDEV_DIR / UDEV_NAME] = render_udev_rule(cfg)
+    modes: dict[Path, int] = {}
+    bot_commands: list[tuple[str, ...]] = []
+    if cfg.bot_user:
+        rule = root / SUDOERS_DIR / BOT_USER
+        files[rule] = render_sudoers(cfg)
+        modes[rule] = 0o440
+        if not user_exists(cfg.bot_user):
+            bot_commands.append(("useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
+                                 "--shell", "/usr/sbin/nologin", "--user-group", cfg.bot_user))
+        bot_commands.append(("visudo", "-c", "-f", f"/{SUDOERS_DIR / BOT_USER}"))
     return Plan(
         files=files,
         links={root / WANTS_DIR / UNIT_NAME: f"/{UNIT_DIR / UNIT_NAME}"},
         remove=(),
-        commands=(("systemctl", "daemon-reload"), ("systemctl", "enable", UNIT_NAME),
+        commands=(("systemctl", "daemon-reload"), ("systemctl", "enable", UNIT_NAME), *bot_commands,
                   ("udevadm", "control", "--reload-rules"), ("udevadm", "trigger", "--subsystem-match=tty"),
                   *([("systemctl", "restart", UNIT_NAME)] if start else [])),
+        modes=modes,
     )
+
+
+def user_exists(name: str) -> bool:
+    import pwd
+
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
 
 
 def uninstall_plan(root: Path) -> Plan:
@@ -165,7 +228,8 @@ def uninstall_plan(root: Path) -> Plan:
     return Plan(
         files={},
         links={},
-        remove=(root / WANTS_DIR / UNIT_NAME, root / UNIT_DIR / UNIT_NAME, root / UDEV_DIR / UDEV_NAME),
+        remove=(root / WANTS_DIR / UNIT_NAME, root / UNIT_DIR / UNIT_NAME, root / UDEV_DIR / UDEV_NAME,
+                root / SUDOERS_DIR / BOT_USER),
         commands=(("systemctl", "disable", "--now", UNIT_NAME), ("systemctl", "daemon-reload"),
                   ("udevadm", "control", "--reload-rules")),
     )
@@ -203,7 +267,14 @@ def apply(plan: Plan, *, real: bool, say: Callable[[str], None] = print, run: Ru
     for path, text in plan.files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         say(f"write {path}")
-        path.write_text(text, encoding="utf-8")
+        mode = plan.modes.get(path)
+        if mode is None:
+            path.write_text(text, encoding="utf-8")
+        else:  # created with its mode: a sudoers rule is never readable by others, not even for a moment
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.chmod(path, mode)
     if not real:
         for link, target in plan.links.items():
             link.parent.mkdir(parents=True, exist_ok=True)

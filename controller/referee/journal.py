@@ -277,6 +277,8 @@ def check_event(kind: str, data: Any) -> None:
             raise EventError(f"game event: 'profile' should be a path or null, not {data['profile']!r}")
         if not isinstance(data.get("seats", {}), Mapping):
             raise EventError(f"game event: 'seats' should map sides to player names, not {data['seats']!r}")
+        if not isinstance(data.get("computers", {}), Mapping):
+            raise EventError(f"game event: 'computers' should map sides to bot names, not {data['computers']!r}")
     elif kind == "deploy":
         _need(kind, data, "side", str, "a side")
         placement = _need(kind, data, "placement", Mapping, "a mapping station -> piece id")
@@ -453,8 +455,10 @@ class Journal:
         board: str,
         profile: str | None = None,
         seats: Mapping[str, str] | None = None,
+        computers: Mapping[str, str] | None = None,
     ) -> int:
-        """Record a new game and its opening `game` event in one transaction; return the game's id."""
+        """Record a new game and its opening `game` event in one transaction; return the game's id. ``computers``:
+        the seats a bot plays {side: bot name} (kept only when there are any: such a seat never gets a link)."""
         data = {
             "game": game,
             "options": dict(options or {}),
@@ -462,6 +466,8 @@ class Journal:
             "board": board,
             "seats": dict(seats or {}),
         }
+        if computers:
+            data["computers"] = dict(computers)
         check_event("game", data)
         text = _encode("game", data)
         with self._lock:

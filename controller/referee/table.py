@@ -68,7 +68,10 @@ class Table:
     clock: Any = None  # a club ClockKeeper when the game is played on the clock (pages show it)
     journal_lock: Any = None  # the JournalLock this process holds on the journal, released by stop()
     supervisor: Any = None  # the Supervisor that stops the referee visibly on an unexpected error (start() makes one)
+    #: Seats a bot plays {side: bot name}: they have no token, so no link, page, QR code or API route opens their view
+    computers: dict[str, str] = field(default_factory=dict)
     _started: bool = False
+
 
     @property
     def game(self) -> GameDef:
@@ -194,8 +197,14 @@ def open_table(
     seats: Mapping[str, str] | None = None,
     use_tags: bool = False,
     tag_pieces: Mapping[str, tuple[str, str]] | None = None,
+    computers: Mapping[str, str] | None = None,
 ) -> Table:
     """A table for ``game``: resumes the journal's unfinished game of the same kind, or starts a new one.
+
+    ``computers`` {side: bot name} are the seats a bot plays. They get no token (a request with the token such a seat
+    would have is refused like any unknown one), now and whenever the game is resumed: the journal's game event
+    keeps them, so a seat the computer played never gets a link in that game, even if the referee is restarted
+    without ``--seat``. The arbiter's view keeps showing every piece.
 
     The journal is locked for this process first (JournalBusy if another referee holds it: nothing is touched),
     and a journal emptied since its games were played is refused (JournalError)."""
@@ -213,6 +222,7 @@ def open_table(
         raise
     state: GameState | None = None
     game_id = None
+    computers = dict(computers or {})
     if resume:
         unfinished = journal.unfinished()
         if unfinished is not None:
@@ -220,6 +230,7 @@ def open_table(
             if events and events[0].data.get("game") == load_game(game).id:
                 state = rebuild(events, journaled(journal, unfinished))
                 game_id = unfinished
+                computers = {**dict(events[0].data.get("computers") or {}), **computers}
                 if state.phase == "over" and state.result is not None:
                     # the process died between the game-ending move and its result: record it, start afresh
                     journal.append(game_id, "result", state.result.to_json())
@@ -229,11 +240,13 @@ def open_table(
     if state is None:
         state = new_game(game, dict(options or {}))
         # journal the full option set, so a later change of a game file's defaults cannot change the replay
+        computers = {side: name for side, name in computers.items() if side in state.game.sides}
         game_id = journal.new_game(state.game.id, dict(state.options), board=board_kind,
-                                   profile=str(getattr(profile, "file", "") or "") or None, seats=dict(seats or {}))
+                                   profile=str(getattr(profile, "file", "") or "") or None, seats=dict(seats or {}),
+                                   computers=computers)
         keep(journal, game_id, state.game)
     session = Session(state, journal=journal, game_id=game_id, use_tags=use_tags, tag_pieces=tag_pieces)
-    roles = (*state.game.sides, *ROLES_EXTRA)
+    roles = (*(s for s in state.game.sides if s not in computers), *ROLES_EXTRA)
     tokens = derive_tokens(table_key(path), int(game_id or 0), roles)
     return Table(session=session, board=board, tokens=tokens, journal=journal, game_id=game_id, board_kind=board_kind,
-                 profile=profile, journal_lock=lock)
+                 profile=profile, journal_lock=lock, computers=computers)

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
-from controller.rules import ARBITER, SPECTATOR
-
-from ..http import changes_game, ctx, fail, guard_post, link, need_arbiter, role_of
+from ..http import changes_game, ctx, fail, guard_post, link, linked_roles, need_arbiter, role_of
 
 bp = Blueprint("arbiter", __name__)
 
@@ -22,16 +20,15 @@ def _arbiter(key: str) -> str:
 @bp.get("/api/<key>/links")
 def links(key: str) -> Response:
     _arbiter(key)
-    game = ctx().game
-    return jsonify({r: link(r) for r in (*game.sides, SPECTATOR, ARBITER)})
+    return jsonify({r: link(r) for r in linked_roles()})
 
 
 @bp.get("/api/<key>/qr/<target>.svg")
 def qr(key: str, target: str) -> Response:
     _arbiter(key)
-    roles = (*ctx().game.sides, SPECTATOR, ARBITER)
-    if target not in roles:
-        fail(404, f"no role {target!r}; roles are {', '.join(roles)}")
+    roles = linked_roles()
+    if target not in roles:  # a computer seat has no link, so no code either: like a role that does not exist
+        fail(404, f"no link for {target[:20]!r}; links are for {', '.join(roles)}")
     from ..qr import qr_svg
 
     return Response(qr_svg(link(target)), mimetype="image/svg+xml")
