@@ -455,8 +455,10 @@ def profile_ids() -> list[str]:
 def find_profile(name: str | Path) -> Profile:
     """The profile at this path (a .yaml file), or the shipped profile with this name."""
     path = Path(name)
-    if path.is_file() and (path.suffix in (".yaml", ".yml") or os.sep in str(name) or not (profiles_dir() / f"{name}.yaml").exists()):
-        return load_profile(path)
+    meant_file = path.suffix in (".yaml", ".yml") or os.sep in str(name)
+    if (path.is_file() and (meant_file or not (profiles_dir() / f"{name}.yaml").exists())) \
+            or (meant_file and os.path.lexists(path)):
+        return load_profile(path)  # a FIFO, a device, a directory or a dangling symlink: refused there by what it is
     if path.suffix in (".yaml", ".yml") or len(path.parts) > 1:  # a file was meant, not a shipped profile's name
         raise ProfileError(str(path), "(file)", f"no such hardware profile; shipped profiles: {', '.join(profile_ids())}")
     candidate = profiles_dir() / f"{name}.yaml"
