@@ -278,11 +278,10 @@ def journal_events(game: GravonGame, options: Mapping[str, Any] | None = None) -
 def import_game(journal: Journal, game: GravonGame, options: Mapping[str, Any] | None = None) -> int:
     """Write the record to the journal as a finished game once it replays (nothing is written if it does not).
     Returns the journal's game id. The moves go in as one transaction, so a long game imports in one fsync."""
-    from controller.referee.gamefile import keep
-
     start, events = journal_events(game, options)
-    gid = journal.new_game(start["game"], start["options"], board=start["board"], seats=start["seats"])
-    keep(journal, gid, load_game(start["game"]))
+    gdef = load_game(start["game"])
+    gid = journal.new_game(start["game"], start["options"], board=start["board"], seats=start["seats"],
+                           game_file=(gdef.file, gdef.text) if gdef.text else None)
     journal.append_many(gid, events)
     return gid
 
