@@ -15,6 +15,7 @@ COMMANDS = [
     "script",
     "match",
     "record",
+    "table",
     "setups",
     "tags",
     "hw_test",

@@ -32,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--journal", help="SQLite journal file (default: ~/.local/share/facedown/journal.sqlite)")
     p.add_argument("--new", action="store_true", help="start a new game even if the journal has an unfinished one")
     p.add_argument("--resume", action="store_true", help="resume the unfinished game (the default when there is one)")
+    p.add_argument("--resume-from-intact", action="store_true",
+                   help="the arbiter's choice when the unfinished game's journal is damaged: go on from its last intact "
+                        "event (journaled as an arbiter's repair; the damaged events are kept, never replayed)")
     p.add_argument("--setup", action="append", default=[], metavar="SIDE=FILE", help="a side's deployment (YAML/JSON {station: piece})")
     p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="house-rule option")
     p.add_argument("--seat", action="append", default=[], metavar="SIDE=bot:NAME",
@@ -123,6 +126,23 @@ def read_setup_file(path: str) -> dict[str, str]:
     return {str(k): v for k, v in data.items()}
 
 
+def damaged_journal_advice(exc: Any) -> str:
+    """What the arbiter reads when the unfinished game's journal is damaged: which event, and the two ways on."""
+    lines = [f"facedown play: {exc}", "  The game is not resumed: a damaged event is never replayed."]
+    if exc.repairable:
+        last = exc.intact[-1]
+        moves = sum(1 for e in exc.intact if e.kind == "move")
+        lines += [f"  It is intact up to event {last.seq} ({moves} move(s) journaled before the damage). The arbiter may:",
+                  "    go on from there:   facedown play --resume-from-intact [same options]   (or: facedown record "
+                  f"repair {exc.game_id}); the repair is journaled as an arbiter action",
+                  "    or stop: leave the journal as it is (`facedown record verify` shows the damage) and start "
+                  "another game with --new"]
+    else:
+        lines.append("  Its start is damaged, so it cannot go on: start another game with --new "
+                     "(the damaged game stays in the journal)")
+    return "\n".join(lines)
+
+
 def make_board(kind: str, game_id: str, profile: Any, serial_port: str | None) -> Any:
     """The sensing backend named on the command line."""
     stations = profile.stations if profile is not None else None
@@ -193,8 +213,15 @@ def run(args: argparse.Namespace) -> int:
             how = f"facedown tags enroll {game_id}" + (f" --profile {args.profile}" if sensing == "checkin" and args.profile else "")
             raise SystemExit(f"facedown play: no RFID tags enrolled for {game_id} ({tagmap.path}): run `{how}` first")
         tag_pieces = {uid: (e.side, e.piece) for uid, e in tagmap.entries.items()}
-    table = open_table(game_id, board=board, board_kind=args.board, journal_path=args.journal, options=options,
-                       resume=not args.new, profile=profile, use_tags=use_tags, tag_pieces=tag_pieces, seats=players)
+    from controller.referee.journal import ChainError
+
+    try:
+        table = open_table(game_id, board=board, board_kind=args.board, journal_path=args.journal, options=options,
+                           resume=not args.new, profile=profile, use_tags=use_tags, tag_pieces=tag_pieces, seats=players,
+                           repair=getattr(args, "resume_from_intact", False))
+    except ChainError as exc:
+        print(damaged_journal_advice(exc), file=sys.stderr)
+        return 2
     unknown = sorted(set(players) - set(table.game.sides))
     if unknown:
         raise SystemExit(f"facedown play: --player names unknown side(s) {', '.join(unknown)}; sides are {', '.join(table.game.sides)}")

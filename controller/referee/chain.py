@@ -132,7 +132,8 @@ def walk(rows: Sequence[Row], start: str, head: tuple[int, str] | None) -> Walk:
         return out
     count, digest = head
     if count > n:
-        out.damage = Break(n, None, f"{count - n} event(s) after the last one are missing")
+        last = f"after event {rows[-1].seq}" if rows else "of the game"
+        out.damage = Break(n, None, f"{count - n} event(s) {last} are missing")
     elif count != n or digest != prev:
         out.damage = Break(n, None, "the journal's record of the game's newest event (its head) does not match it")
     return out

@@ -56,6 +56,9 @@ ARBITER_ACTIONS = ("pause", "resume", "end", "undo", "out", "repair")
 REACTION_ACTIONS = ("answer", "auto")
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+# quick_check's words for a damaged value in a sound file (a row's type or check), which the chain then names
+_ROW_PROBLEMS = ("CHECK constraint failed in", "NULL value in", "NUMERIC value in", "TEXT value in", "INTEGER value in",
+                 "REAL value in", "BLOB value in")
 _CHECKPOINT_EVERY = 200  # appends between background checkpoints (the WAL stays a few hundred kB at most)
 DURABILITY = ("deferred", "full")
 
@@ -372,6 +375,14 @@ def check_event(kind: str, data: Any) -> None:
             _need(kind, data, "auto", bool, "true (react without asking) or false (ask)")
 
 
+def _as_time(value: Any) -> float:
+    """A stored event time; NaN (which no digest was made from) when the stored value is damaged."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
 def _decoded(text: str) -> dict[str, Any] | None:
     """An event's data read back, or None if it is not a JSON object (a damaged event)."""
     try:
@@ -461,7 +472,10 @@ class Journal:
             raise JournalError(f"{self.path}: a FaceDown journal without its tables (schema {version})")
         problems = [r[0] for r in db.execute("PRAGMA quick_check(5)")]
         if problems != ["ok"]:
-            raise JournalError(f"{self.path}: the journal is corrupt: {'; '.join(problems)}")
+            if not all(p.startswith(_ROW_PROBLEMS) for p in problems):
+                raise JournalError(f"{self.path}: the journal is corrupt: {'; '.join(problems)}")
+            # the file's structure is sound, only some rows' values are damaged: each game's chain names its own
+            log.warning("%s: damaged rows (%s); the digest chain names the events", self.path, "; ".join(problems))
         mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise JournalError(f"{self.path}: cannot use write-ahead logging here (journal mode stays {mode!r})")
@@ -672,6 +686,12 @@ class Journal:
         events, damage = self._intact_events(game_id, walked, rows)
         return GameCheck(game_id, walked.chained, events, damage, walked.head, tuple(walked.set_aside), start)
 
+    def orphans(self) -> list[int]:
+        """Events that name no game of the journal (a damaged game number), by seq."""
+        with self._lock, self._reading():
+            return [int(r[0]) for r in self._db.execute(
+                "SELECT seq FROM events WHERE game_id NOT IN (SELECT id FROM games) ORDER BY seq")]
+
     def chain_rows(self, game_id: int) -> tuple[list[chain.Row], str, float]:
         """Every stored row of one game as the chain sees it (set-aside ones too), its game id and start time: what
         a signed record carries so that anyone can walk the chain again."""
@@ -679,18 +699,20 @@ class Journal:
             self._require_game(game_id)
             rows, _, _ = self._chain_rows(game_id)
             game, started = self._db.execute("SELECT game, started FROM games WHERE id = ?", (game_id,)).fetchone()
-        return rows, str(game), float(started)
+        return rows, str(game), _as_time(started)
 
     def _chain_rows(self, game_id: int) -> tuple[list[chain.Row], str, tuple[int, str] | None]:
         """The game's stored rows, its chain root and its head (None if the journal keeps none for it)."""
         db = self._db
-        rows = [chain.Row(int(seq), str(kind), float(when), str(data), digest if isinstance(digest, str) else None)
+        rows = [chain.Row(int(seq), str(kind), _as_time(when), str(data), digest if isinstance(digest, str) else None)
                 for seq, kind, data, when, digest in db.execute(
                     "SELECT seq, kind, data, time, digest FROM events WHERE game_id = ? ORDER BY seq", (game_id,))]
         game, started = db.execute("SELECT game, started FROM games WHERE id = ?", (game_id,)).fetchone()
         sha = db.execute("SELECT sha256 FROM game_files WHERE game_id = ?", (game_id,)).fetchone()
         head = db.execute("SELECT events, digest FROM chain_heads WHERE game_id = ?", (game_id,)).fetchone()
-        start = chain.root(game_id, str(game), float(started), str(sha[0]) if sha else None)
+        start = chain.root(game_id, str(game), _as_time(started), str(sha[0]) if sha else None)
+        if head is not None and not (isinstance(head[0], int) and isinstance(head[1], str)):
+            head = (-1, "")  # a damaged head matches no game
         return rows, start, (int(head[0]), str(head[1])) if head else None
 
     def _intact_events(self, game_id: int, walked: chain.Walk, rows: list[chain.Row]) -> tuple[list[Event], ChainError | None]:

@@ -212,27 +212,32 @@ def open_table(
     except BaseException:
         lock.release()
         raise
-    state: GameState | None = None
-    game_id = None
-    if resume:
-        unfinished = journal.unfinished()
-        if unfinished is not None and journal.summary(unfinished).game == load_game(game).id:
-            events = _verified_events(journal, unfinished, repair)
-            if events and events[0].data.get("game") == load_game(game).id:
-                state = rebuild(events, journaled(journal, unfinished))
-                game_id = unfinished
-                if state.phase == "over" and state.result is not None:
-                    # the process died between the game-ending move and its result: record it, start afresh
-                    journal.append(game_id, "result", state.result.to_json())
-                    state, game_id = None, None
-                else:
-                    log.info("resuming game %s of %s at ply %s", game_id, state.game.id, state.ply)
-    if state is None:
-        state = new_game(game, dict(options or {}))
-        # journal the full option set, so a later change of a game file's defaults cannot change the replay
-        game_id = journal.new_game(state.game.id, dict(state.options), board=board_kind,
-                                   profile=str(getattr(profile, "file", "") or "") or None, seats=dict(seats or {}),
-                                   game_file=file_of(state.game))
+    try:  # a journal that does not resume (damaged, not replaying) is closed and unlocked: nothing holds it
+        state: GameState | None = None
+        game_id = None
+        if resume:
+            unfinished = journal.unfinished()
+            if unfinished is not None and journal.summary(unfinished).game == load_game(game).id:
+                events = _verified_events(journal, unfinished, repair)
+                if events and events[0].data.get("game") == load_game(game).id:
+                    state = rebuild(events, journaled(journal, unfinished))
+                    game_id = unfinished
+                    if state.phase == "over" and state.result is not None:
+                        # the process died between the game-ending move and its result: record it, start afresh
+                        journal.append(game_id, "result", state.result.to_json())
+                        state, game_id = None, None
+                    else:
+                        log.info("resuming game %s of %s at ply %s", game_id, state.game.id, state.ply)
+        if state is None:
+            state = new_game(game, dict(options or {}))
+            # journal the full option set, so a later change of a game file's defaults cannot change the replay
+            game_id = journal.new_game(state.game.id, dict(state.options), board=board_kind,
+                                       profile=str(getattr(profile, "file", "") or "") or None, seats=dict(seats or {}),
+                                       game_file=file_of(state.game))
+    except BaseException:
+        journal.close()
+        lock.release()
+        raise
     session = Session(state, journal=journal, game_id=game_id, use_tags=use_tags, tag_pieces=tag_pieces)
     roles = (*state.game.sides, *ROLES_EXTRA)
     tokens = derive_tokens(table_key(path), int(game_id or 0), roles)
