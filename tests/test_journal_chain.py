@@ -188,28 +188,31 @@ def test_changed_removed_and_lost_events_are_named(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- every byte flipped
+FULL = bool(os.environ.get("FACEDOWN_FLIP_FULL"))  # the long run: two games, longer, every bit of every byte
 FLIP_GAME = os.environ.get("FACEDOWN_FLIP_GAME", "stratego_barrage")
-FLIP_MOVES = int(os.environ.get("FACEDOWN_FLIP_MOVES", "6"))
-FLIP_BITS = range(8) if os.environ.get("FACEDOWN_FLIP_ALL_BITS") else None  # default: one bit a byte, turn by turn
+FLIP_MOVES = int(os.environ.get("FACEDOWN_FLIP_MOVES", "12" if FULL else "2"))
 
 
 def test_every_byte_of_the_events_flipped_is_caught_with_the_event_named_or_harmless(tmp_path: Path) -> None:
     """Each byte of each event's cell in the file (length, rowid, record header, every column) flipped one at a time:
     the chain names the game and event, SQLite refuses the file with its name, or the game is exactly the same.
-    FACEDOWN_FLIP_GAME / FACEDOWN_FLIP_MOVES / FACEDOWN_FLIP_ALL_BITS=1 make the run longer."""
+    By default one short game and one bit a byte (the bit turns byte by byte); FACEDOWN_FLIP_FULL=1 adds a second
+    game (so an event can be flipped into another game), longer games and all 8 bits of every byte
+    (FACEDOWN_FLIP_GAME / FACEDOWN_FLIP_MOVES choose the game and its length)."""
     path = tmp_path / "journal.sqlite"
-    other = journal_game(path, FLIP_GAME, 2, seed=8)  # a second game, so an event can be flipped into another game
+    games = [journal_game(path, FLIP_GAME, 2, seed=8)] if FULL else []
     gid = journal_game(path, FLIP_GAME, FLIP_MOVES, seed=9)
-    truth = {g: snap(path, g) for g in (other, gid)}
+    games.append(gid)
+    truth = {g: snap(path, g) for g in games}
     cells = event_cells(path)
-    assert len(cells) == len(truth[other][0]) + len(truth[gid][0])
+    assert len(cells) == sum(len(t[0]) for t in truth.values())
     original = path.read_bytes()
     work = tmp_path / "flipped.sqlite"
     counts = {"named": 0, "refused": 0, "harmless": 0}
     n = 0
     for _, start, end in cells:
         for at in range(start, end):
-            for bit in FLIP_BITS if FLIP_BITS is not None else (n % 8,):
+            for bit in range(8) if FULL else (n % 8,):
                 n += 1
                 data = bytearray(original)
                 data[at] ^= 1 << bit
@@ -382,3 +385,34 @@ def test_signed_export_refuses_unfinished_and_unchained_games(tmp_path: Path) ->
     db.close()
     with Journal(old2) as j, pytest.raises(SignedRecordError, match="before FaceDown chained"):
         make_record(j, gid)
+
+
+# ---------------------------------------------------------------------- the web replay
+def test_the_web_replay_and_record_name_a_damaged_event_instead_of_replaying_it(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_web_support import Game
+
+    from web_referee.app import create_app
+
+    game = Game("stratego", tmp_path)
+    game.start()
+    for _ in range(4):
+        game.random_move()
+    game.table.session.end(("red",), {"code": "verdict.resigned", "params": {"side": "blue"}})
+    app = create_app(game.table, keepalive_s=0.05)
+    app.testing = True
+    client = app.test_client()
+    arb = game.table.tokens["arbiter"]
+    with Journal(game.table.journal.path) as j:
+        moves = [e.seq for e in j.events(game.table.game_id) if e.kind == "move"]
+    db = sqlite3.connect(game.table.journal.path)
+    db.execute("DROP TRIGGER events_no_update")
+    db.execute("UPDATE events SET data = replace(data, '\"from\"', '\"fsom\"') WHERE seq = ?", (moves[1],))
+    db.commit()
+    db.close()
+    for url in (f"/api/{arb}/replay", "/api/public/replay", f"/api/{arb}/record.txt"):
+        r = client.get(url)
+        assert r.status_code == 409, (url, r.status_code)
+        said = r.get_json()["error"]
+        assert f"game {game.table.game_id}, event {moves[1]} is damaged" in said and str(tmp_path) not in said
+    game.table.stop()
