@@ -15,8 +15,10 @@ from test_web_support import Game
 from controller.club.broker import parse_broker
 from controller.club.bus import TableBus
 from controller.club.clock import parse_time_control
+from controller.club.enrolled import Enrolment
 from controller.club.keeper import ClockKeeper
 from controller.club.results import ResultBook
+from controller.referee.signing import public_key
 from web_referee.club import ClubListener, ClubServer, ClubState
 
 
@@ -30,7 +32,8 @@ def test_dashboard_page_lists_tables_live_and_shows_result_and_standings(tmp_pat
     broker = Mosquitto(tmp_path)
     broker.start()
     address = parse_broker(broker.url)
-    state = ClubState(ResultBook(tmp_path / "results.jsonl"))
+    enrolled = Enrolment()
+    state = ClubState(ResultBook(tmp_path / "results.jsonl"), enrolled=enrolled)
     listener = ClubListener(state, address, client_id="browser-dashboard")
     server = ClubServer(state, host="127.0.0.1", port=0, threads=8, broker_url=address.url())
     tables: list[tuple[Game, TableBus]] = []
@@ -42,6 +45,7 @@ def test_dashboard_page_lists_tables_live_and_shows_result_and_standings(tmp_pat
             d = tmp_path / f"table-{i + 1}"
             d.mkdir()
             g = Game("stratego", d, seed=i + 1)
+            enrolled.enroll(f"table-{i + 1}", public_key(d / "journal.sqlite"))  # its results count once verified
             keeper = ClockKeeper(g.session, parse_time_control("15+10"))
             g.table.clock = keeper
             bus = TableBus(g.table, address, f"table-{i + 1}", players={"red": red, "blue": blue}, clock=keeper)

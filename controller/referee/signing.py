@@ -43,6 +43,10 @@ class SignedRecordError(JournalError):
     """A signed record that cannot be made, read or trusted; says what and where."""
 
 
+class NotOver(SignedRecordError):
+    """The game is not over (in the journal yet): its record is signed only once it has ended."""
+
+
 # ---------------------------------------------------------------------- the table's key
 def seed_path_of(journal_path: str | os.PathLike[str]) -> Path:
     p = Path(journal_path)
@@ -160,7 +164,7 @@ def make_record(journal: Journal, game_id: int, journal_path: str | os.PathLike[
                                 "so nothing proves it intact: its record cannot be signed")
     state = rebuild(check.events, journaled(journal, game_id))
     if state.phase != "over" or state.result is None:
-        raise SignedRecordError(f"{journal.path}: game {game_id} is not over: its record would show the hidden pieces, "
+        raise NotOver(f"{journal.path}: game {game_id} is not over: its record would show the hidden pieces, "
                                 "so it is signed only once the game has ended")
     rows, game, started = journal.chain_rows(game_id)
     kept = journal.game_file(game_id)
