@@ -26,7 +26,7 @@ from web_referee.common import install_security, stop_waitress
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE = 256 * 1024
-MAX_RESULT_MESSAGE = 4 * 1024 * 1024  # a result carries its game's signed record (a 5,000-ply game packs to ~150 kB)
+MAX_RESULT_MESSAGE = 4 * 1024 * 1024  # a result carries its game's signed record (a 5,000-ply game packs to ~100 kB)
 KEPT_UNVERIFIED = 500  # unverified results whose message is kept, to be checked again when a table is enrolled
 RECENT_EVENTS = 12
 
