@@ -416,3 +416,19 @@ def test_the_web_replay_and_record_name_a_damaged_event_instead_of_replaying_it(
         said = r.get_json()["error"]
         assert f"game {game.table.game_id}, event {moves[1]} is damaged" in said and str(tmp_path) not in said
     game.table.stop()
+
+
+def test_a_journal_whose_sqlite_structure_is_damaged_is_refused_whole_with_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite"
+    journal_game(path, "stratego_barrage", 4, end=False)
+    data = bytearray(path.read_bytes())
+    page = int.from_bytes(data[16:18], "big")
+    _, start, _ = event_cells(path)[0]
+    hdr = start // page * page
+    data[hdr + 3:hdr + 5] = b"\xff\xff"  # the events page claims 65,535 cells
+    path.write_bytes(bytes(data))
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "play", "stratego_barrage", "--journal", str(path)],
+                       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60,
+                       stdin=subprocess.DEVNULL)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert f"{path}: the journal is corrupt" in p.stderr and "restore the journal from a backup" in p.stderr

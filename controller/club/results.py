@@ -25,6 +25,7 @@ from .broker import check_table_name
 if TYPE_CHECKING:
     from .enrolled import Enrolment
 
+RECORD_LIMIT = 8 * 1024 * 1024  # a signed record unpacked (a 5,000-ply game is ~0.6 MB without its digests)
 CSV_FIELDS = ("ended_at", "table", "game", "game_key", "players", "winners", "reason", "plies")
 
 
@@ -125,7 +126,7 @@ def verified_result(data: Mapping[str, Any], enrolment: Enrolment) -> Result:
         raise Unverified(result, f"table {result.table} is not enrolled: `facedown club enroll {result.table} KEY` "
                                  "with the key `facedown table key` prints on that table")
     try:
-        ok = verify_record(unpack(packed), parse_key(key), where=f"{result.table}'s signed record")
+        ok = verify_record(unpack(packed, RECORD_LIMIT), parse_key(key), where=f"{result.table}'s signed record")
     except SignedRecordError as exc:
         raise Unverified(result, str(exc)) from None
     said = result.game_key.split("-", 1)[0]

@@ -213,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
             how = f"facedown tags enroll {game_id}" + (f" --profile {args.profile}" if sensing == "checkin" and args.profile else "")
             raise SystemExit(f"facedown play: no RFID tags enrolled for {game_id} ({tagmap.path}): run `{how}` first")
         tag_pieces = {uid: (e.side, e.piece) for uid, e in tagmap.entries.items()}
-    from controller.referee.journal import ChainError
+    from controller.referee.journal import ChainError, JournalError
 
     try:
         table = open_table(game_id, board=board, board_kind=args.board, journal_path=args.journal, options=options,
@@ -221,6 +221,13 @@ def run(args: argparse.Namespace) -> int:
                            repair=getattr(args, "resume_from_intact", False))
     except ChainError as exc:
         print(damaged_journal_advice(exc), file=sys.stderr)
+        return 2
+    except JournalError as exc:
+        if "the journal is corrupt" not in str(exc):
+            raise
+        print(f"facedown play: {exc}\n  SQLite's own structure of the file is damaged, so no game in it can be trusted "
+              "or resumed: restore the journal from a backup, or play on a fresh one (--journal NEW_PATH) and keep this "
+              "file for `facedown record verify`", file=sys.stderr)
         return 2
     unknown = sorted(set(players) - set(table.game.sides))
     if unknown:
