@@ -432,3 +432,20 @@ def test_a_journal_whose_sqlite_structure_is_damaged_is_refused_whole_with_what_
                        stdin=subprocess.DEVNULL)
     assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
     assert f"{path}: the journal is corrupt" in p.stderr and "restore the journal from a backup" in p.stderr
+
+
+def test_the_issues_flip_in_a_journal_from_before_the_chain_is_a_clean_refusal(tmp_path: Path) -> None:
+    """Nothing proves an unchained game intact, but a damaged event of one still never ends in a traceback."""
+    path = tmp_path / "old.sqlite"
+    gid = _make_schema2(path)
+    with Journal(path) as j:
+        seq = [e.seq for e in j.events(gid) if e.kind == "move"][1]
+    db = sqlite3.connect(path)
+    db.execute("DROP TRIGGER events_no_update")
+    db.execute("UPDATE events SET data = replace(data, '\"from\"', '\"fsom\"') WHERE seq = ?", (seq,))
+    db.commit()
+    db.close()
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "record", "show", str(gid), "--journal", str(path)],
+                       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
+    assert p.returncode == 2 and "Traceback" not in p.stderr and "MessageError" not in p.stderr, p.stderr
+    assert f"event {seq}: the move event has no 'from': it is damaged" in p.stderr
