@@ -19,7 +19,6 @@ import binascii
 import hashlib
 import json
 import os
-import secrets
 import time
 import zlib
 from collections.abc import Mapping
@@ -28,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from . import chain
-from .journal import ChainError, Event, Journal, JournalError
+from .journal import ChainError, Event, Journal
+from .signing_key import SignedRecordError, seed_path_of, signing_seed
 
 FORMAT = "facedown-signed-record"
 VERSION = 1
@@ -39,52 +39,11 @@ STATEMENT = ("format", "version", "game", "journal_game", "started", "game_file_
 MAX_RECORD_BYTES = 32 * 1024 * 1024  # a 5,000-ply game's record is about 1 MB
 
 
-class SignedRecordError(JournalError):
-    """A signed record that cannot be made, read or trusted; says what and where."""
-
-
 class NotOver(SignedRecordError):
     """The game is not over (in the journal yet): its record is signed only once it has ended."""
 
 
 # ---------------------------------------------------------------------- the table's key
-def seed_path_of(journal_path: str | os.PathLike[str]) -> Path:
-    p = Path(journal_path)
-    return p.with_name(p.name + ".sign")
-
-
-def signing_seed(journal_path: str | os.PathLike[str]) -> bytes:
-    """The table's secret signing seed (32 bytes), made once beside the journal (mode 600) if it is not there yet."""
-    path = seed_path_of(journal_path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        data = b""
-    except OSError as exc:
-        raise SignedRecordError(f"{path}: cannot read the table's signing key: {exc.strerror}") from None
-    if len(data) == 32:
-        from .journal import secure_file
-
-        secure_file(path)
-        return data
-    if data:
-        raise SignedRecordError(f"{path}: the table's signing key is damaged ({len(data)} bytes, not 32); move it away "
-                                "to make a new key, then enroll the new public key with the club")
-    seed = secrets.token_bytes(32)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another process made it just now: use theirs
-        return signing_seed(journal_path)
-    except OSError as exc:
-        raise SignedRecordError(f"{path}: cannot make the table's signing key: {exc.strerror}") from None
-    with os.fdopen(fd, "wb") as f:
-        f.write(seed)
-        f.flush()
-        os.fsync(f.fileno())
-    return seed
-
-
 def _nacl() -> Any:
     try:
         import nacl.exceptions
@@ -348,4 +307,5 @@ def _said(result: Mapping[str, Any]) -> str:
     return f"{', '.join(map(str, winners))} winning" if winners else "a draw"
 
 
-__all__ = ["ChainError", "SignedRecordError", "Verified", "make_record", "verify_record", "public_key", "signing_seed"]
+__all__ = ["ChainError", "SignedRecordError", "Verified", "make_record", "verify_record", "public_key", "seed_path_of",
+           "signing_seed"]

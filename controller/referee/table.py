@@ -241,7 +241,7 @@ def open_table(
     session = Session(state, journal=journal, game_id=game_id, use_tags=use_tags, tag_pieces=tag_pieces)
     roles = (*state.game.sides, *ROLES_EXTRA)
     tokens = derive_tokens(table_key(path), int(game_id or 0), roles)
-    from .signing import signing_seed
+    from .signing_key import signing_seed
 
     signing_seed(path)  # the table's record-signing key, made at its first start (no crypto library loaded here)
     return Table(session=session, board=board, tokens=tokens, journal=journal, game_id=game_id, board_kind=board_kind,
