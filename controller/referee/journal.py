@@ -761,7 +761,7 @@ class Journal:
                 self._db.execute("INSERT INTO chain_heads (game_id, events, digest) VALUES (?, ?, ?) ON CONFLICT(game_id) "
                                  "DO UPDATE SET events = excluded.events, digest = excluded.digest", (game_id, len(rows) + 1, digest))
             self._after_write()
-        log.warning("%s: game %s goes on from event %s (arbiter's repair; set aside: %s)", self.path, game_id, last, aside)
+        log.info("%s: game %s goes on from event %s (arbiter's repair; set aside: %s)", self.path, game_id, last, aside)
         return int(cur.lastrowid or 0)
 
     def _decode(self, seq: int, text: str) -> dict[str, Any]:
@@ -793,6 +793,12 @@ class Journal:
             elif data.get("action") == "undo":
                 result, finished, undos = None, None, undos + 1
             state[gid] = (result, finished, undos)
+        if aside:  # moves an arbiter's repair set aside are not the game's
+            with self._lock, self._reading():
+                marks = ", ".join("?" * len(aside))
+                for gid, n in self._db.execute(f"SELECT game_id, COUNT(*) FROM events WHERE kind = 'move' AND seq IN ({marks}) "
+                                               "GROUP BY game_id", sorted(aside)):
+                    moves[gid] = moves.get(gid, 0) - n
         out = []
         for gid, game, started in games:
             result, finished, undos = state.get(gid, (None, None, 0))
