@@ -3,6 +3,12 @@
 A game is rebuilt by replaying its events (controller.referee.replay), so the journal is the referee's memory
 across a power cut. Events are never updated or deleted: triggers in the file itself refuse it.
 
+Each event's SHA-256 is chained to the one before (the game's first to its game file's digest) and written in the
+same transaction, with the game's head (controller.referee.chain). ``events`` checks a game's chain before handing
+its events out: a damaged, changed or lost event raises :class:`ChainError` naming the game and event, and is never
+replayed; ``repair`` journals the arbiter's decision to go on from the last intact event. Events written before the
+chain (schema 2) have no digest: see controller.referee.chain for how they are treated.
+
 >>> import tempfile, pathlib
 >>> with tempfile.TemporaryDirectory() as d, Journal(pathlib.Path(d) / "j.sqlite") as j:
 ...     gid = j.new_game("stratego", {}, board="sim")
