@@ -449,3 +449,19 @@ def test_the_issues_flip_in_a_journal_from_before_the_chain_is_a_clean_refusal(t
                        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
     assert p.returncode == 2 and "Traceback" not in p.stderr and "MessageError" not in p.stderr, p.stderr
     assert f"event {seq}: the move event has no 'from': it is damaged" in p.stderr
+
+
+def test_an_unreadable_event_from_before_the_chain_is_named_and_cannot_be_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    gid = _make_schema2(path)
+    db = sqlite3.connect(path)
+    db.execute("DROP TRIGGER events_no_update")
+    db.execute("UPDATE events SET data = '{\"side\": ' WHERE seq = 5")
+    db.commit()
+    db.close()
+    with Journal(path) as j:
+        with pytest.raises(ChainError, match="event 5 is damaged \\(its data does not read") as caught:
+            j.events(gid)
+        assert not caught.value.repairable and [e.seq for e in caught.value.intact] == [1, 2, 3, 4]
+        with pytest.raises(JournalError, match="nothing chains past it, so it cannot go on"):
+            j.repair(gid)

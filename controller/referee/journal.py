@@ -147,8 +147,10 @@ class ChainError(JournalError):
     is damaged); ``intact`` holds the game's events before it, which still verify (empty when its start is damaged).
     """
 
-    def __init__(self, path: Path, game_id: int, seq: int | None, why: str, intact: list[Event]) -> None:
+    def __init__(self, path: Path, game_id: int, seq: int | None, why: str, intact: list[Event],
+                 chained: bool = True) -> None:
         self.path = path
+        self.chained = chained  # False: an event journaled before the chain does not read (no repair can skip it)
         self.game_id = game_id
         self.seq = seq
         self.why = why
@@ -159,8 +161,8 @@ class ChainError(JournalError):
 
     @property
     def repairable(self) -> bool:
-        """Can the game go on from its last intact event (its start itself is intact)?"""
-        return bool(self.intact)
+        """Can the game go on from its last intact event (its start itself is intact, and the chain can skip it)?"""
+        return bool(self.intact) and self.chained
 
 
 @dataclass(frozen=True)
@@ -726,7 +728,8 @@ class Journal:
         for row in walked.intact:
             data = _decoded(row.data)
             if data is None or row.kind not in KINDS:  # only an event written before the chain can get here
-                return events, ChainError(self.path, game_id, row.seq, "its data does not read", events)
+                return events, ChainError(self.path, game_id, row.seq, "its data does not read; it was journaled "
+                                          "before FaceDown chained its events", events, chained=False)
             events.append(Event(row.seq, row.kind, data, row.time))
         if walked.damage is None:
             return events, None
@@ -750,12 +753,12 @@ class Journal:
                 self._require_game(game_id)
                 rows, start, head = self._chain_rows(game_id)
                 walked = chain.walk(rows, start, head)
-                if walked.damage is None:
-                    raise JournalError(f"{self.path}: game {game_id} is intact: there is nothing to repair")
                 damage = self._intact_events(game_id, walked, rows)[1]
-                assert damage is not None
+                if damage is None:
+                    raise JournalError(f"{self.path}: game {game_id} is intact: there is nothing to repair")
                 if not damage.repairable:
-                    raise JournalError(f"{damage}; its start is damaged, so it cannot go on: start another game")
+                    what = "its start is damaged" if damage.chained else "nothing chains past it"
+                    raise JournalError(f"{damage}; {what}, so it cannot go on: start another game")
                 last = damage.intact[-1].seq
                 aside = [r.seq for r in rows if r.seq > last and r.seq not in walked.set_aside]
                 data = {"action": "repair", "after": last, "set_aside": aside, "reason": damage.why}
