@@ -125,6 +125,10 @@ def test_only_verified_results_count(broker: Mosquitto, club: ClubState, tmp_pat
         # replayed: the same signed record sent again by table-7 as another game of the same number
         again = f"{key7.split('-')[0]}-again"
         mallory.result("table-7", again, message)
+        # the genuine record with the reason reworded: counted, with the record's reason
+        mallory.result("table-7", key7, {**message, "reason": "blue was disqualified for cheating"})
+        wait_for(lambda: why(club, "table-7", key7) == "" and club.results.all()[0].reason == "blue resigned",
+                 what="the record's reason kept")
         # a result the record does not replay to: the record is genuine, the winners are not
         lied = f"{key7.split('-')[0]}-lied"
         mallory.result("table-7", lied, {**message, "winners": ["blue"]})
@@ -135,6 +139,8 @@ def test_only_verified_results_count(broker: Mosquitto, club: ClubState, tmp_pat
         assert "not by the key given" in why(club, "table-8", key7)
         assert "already counted as table-7's game" in why(club, "table-7", again)
         assert "it replays to red, the result says blue" in why(club, "table-7", lied)
+        [kept] = club.results.all()  # the reworded reason (published before these) did not change the counted one
+        assert kept.reason == "blue resigned" and kept.players == {"red": "Ann", "blue": "Bo"}
 
         # a table nobody enrolled: unverified until the club enrolls it, then counted
         d9 = tmp_path / "table-9"

@@ -112,7 +112,8 @@ def result_from_json(data: Any) -> Result:
 def verified_result(data: Mapping[str, Any], enrolment: Enrolment) -> Result:
     """The result a table published, verified: ResultError if it is malformed, :class:`Unverified` (with the result
     and why) unless its signed record is signed by the table's enrolled key and replays to exactly this result.
-    The counted result's players are the signed record's seats (the message's names fill only sides it leaves empty)."""
+    The counted result's players are the signed record's seats (the message's names fill only sides it leaves empty),
+    and its reason the record's (the message's words if they are the record's reason in one of the catalogs)."""
     from controller.referee.signing import SignedRecordError, parse_key, unpack, verify_record
 
     result = replace(result_from_json(data), record="")
@@ -145,7 +146,9 @@ def verified_result(data: Mapping[str, Any], enrolment: Enrolment) -> Result:
     if problems:
         raise Unverified(result, "the signed record does not match the result: " + "; ".join(problems))
     players = {**result.players, **{s: n for s, n in ok.seats.items() if n and s in result.sides}}
-    return replace(result, players=players, record=ok.head)
+    # the reason is the record's, in the words the table chose among the catalogs (else English)
+    reason = result.reason if result.reason in ok.reasons or not ok.reasons else ok.reasons[0][:200]
+    return replace(result, players=players, reason=reason, record=ok.head)
 
 
 @dataclass

@@ -209,6 +209,7 @@ class Verified:
     head: str
     table_key: str
     events: int
+    reasons: tuple[str, ...] = ()  # the result's reason in words, one per catalog (or the sentence it holds)
 
 
 def _field(doc: Mapping[str, Any], name: str, typ: type | tuple[type, ...], where: str) -> Any:
@@ -299,7 +300,22 @@ def verify_record(doc: Mapping[str, Any], key: bytes | None = None, where: str =
     if state.ply != plies:
         raise SignedRecordError(f"{where}: the moves replay in {state.ply} plies, but the record states {plies}")
     return Verified(game, gid, found, plies, {str(k): str(v) for k, v in seats.items()}, tuple(state.game.sides), head,
-                    table_key, count)
+                    table_key, count, _reason_words(found.get("reason"), gdef))
+
+
+def _reason_words(reason: Any, game: Any) -> tuple[str, ...]:
+    """A result's reason as each catalog words it (a sentence from an older journal as it is)."""
+    from controller.messages import LANGS, MessageError, is_say, render
+
+    if not is_say(reason):
+        return (str(reason),)
+    out = []
+    for lang in LANGS:
+        try:
+            out.append(render(reason, lang, game))
+        except MessageError:
+            out.append(str(reason.get("code")))
+    return tuple(out)
 
 
 def _said(result: Mapping[str, Any]) -> str:
