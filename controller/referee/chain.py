@@ -84,9 +84,10 @@ def _repair_after(row: Row) -> int | None:
     return after if isinstance(after, int) and not isinstance(after, bool) else None
 
 
-def walk(rows: Sequence[Row], start: str, head: tuple[int, str] | None) -> Walk:
+def walk(rows: Sequence[Row], start: str, head: tuple[int, str] | None, *, tail: bool = True) -> Walk:
     """Check ``rows`` (one game's events, oldest first) against the chain from ``start`` (its :func:`root`) and the
-    journal's ``head`` for the game (``(event count, newest digest)``; None: the journal keeps none)."""
+    journal's ``head`` for the game (``(event count, newest digest)``; None: the journal keeps none). ``tail=False``
+    checks the rows alone (the caller checks the head itself)."""
     out = Walk()
     prev = start
     i = 0
@@ -126,6 +127,8 @@ def walk(rows: Sequence[Row], start: str, head: tuple[int, str] | None) -> Walk:
         out.set_aside.extend(r.seq for r in rows[i:resumed])
         i = resumed
     out.head = prev
+    if not tail:
+        return out
     if head is None:
         if out.chained:
             out.damage = Break(n, None, "the journal's record of the game's newest event (its head) is missing")

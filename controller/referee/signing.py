@@ -121,18 +121,24 @@ def make_record(journal: Journal, game_id: int, journal_path: str | os.PathLike[
     if not check.chained:
         raise SignedRecordError(f"{journal.path}: game {game_id} was journaled before FaceDown chained its events, "
                                 "so nothing proves it intact: its record cannot be signed")
-    state = rebuild(check.events, journaled(journal, game_id))
-    if state.phase != "over" or state.result is None:
-        raise NotOver(f"{journal.path}: game {game_id} is not over: its record would show the hidden pieces, "
-                                "so it is signed only once the game has ended")
+    # the rows signed are read once; their chain is walked again here, so the statement fits them exactly even if
+    # the referee journals something more meanwhile
     rows, game, started = journal.chain_rows(game_id)
     kept = journal.game_file(game_id)
+    walked = chain.walk(rows, chain.root(game_id, game, started, kept.sha256 if kept else None), None, tail=False)
+    if walked.damage is not None or len(rows) < len(check.events):
+        raise SignedRecordError(f"{journal.path}: game {game_id} changed while its record was made: try again")
+    events = [Event(r.seq, r.kind, json.loads(r.data), r.time) for r in walked.intact]
+    state = rebuild(events, journaled(journal, game_id))
+    if state.phase != "over" or state.result is None:
+        raise NotOver(f"{journal.path}: game {game_id} is not over: its record would show the hidden pieces, "
+                      "so it is signed only once the game has ended")
     nacl = _nacl()
     key = nacl.signing.SigningKey(signing_seed(journal_path or journal.path))
     statement = {
         "format": FORMAT, "version": VERSION, "game": game, "journal_game": game_id, "started": started,
-        "game_file_sha256": kept.sha256 if kept else None, "events": len(rows), "head": check.head,
-        "result": state.result.to_json(), "plies": state.ply, "seats": dict(check.events[0].data.get("seats") or {}),
+        "game_file_sha256": kept.sha256 if kept else None, "events": len(rows), "head": walked.head,
+        "result": state.result.to_json(), "plies": state.ply, "seats": dict(events[0].data.get("seats") or {}),
         "table_key": format_key(bytes(key.verify_key)), "signed_at": round(time.time() if now is None else now, 3),
     }
     signature = key.sign(_DOMAIN + _canonical(statement)).signature
