@@ -82,9 +82,8 @@ def _varint(buf: bytes, at: int) -> tuple[int, int]:
     raise AssertionError("unreachable")
 
 
-def event_cells(path: Path) -> list[tuple[int, int, int]]:
-    """(rowid, first byte, end) of every events row's cell in the SQLite file: its length and rowid varints, its
-    record header and its columns (read from the b-tree leaf pages)."""
+def _cells(path: Path) -> list[tuple[int, int, int, list[int], int, bytes]]:
+    """Every table-leaf cell of the SQLite file: (rowid, first byte, end, column serial types, body start, file)."""
     buf = path.read_bytes()
     page = int.from_bytes(buf[16:18], "big") or 65536
     out = []
@@ -102,14 +101,29 @@ def event_cells(path: Path) -> list[tuple[int, int, int]]:
             while at < body + head_len:
                 t, at = _varint(buf, at)
                 types.append(t)
-            if len(types) != 6 or types[0] != 0 or types[4] != 7:  # events: seq (the rowid), game, kind, data, time, digest
-                continue
-            kind_at = body + head_len + {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 6, 6: 8, 8: 0, 9: 0}[types[1]]
-            kind_len = (types[2] - 13) // 2
-            if buf[kind_at:kind_at + kind_len].decode("ascii", "replace") in KINDS:
-                assert body + size <= base + page, "an event spills onto an overflow page: keep the test's events small"
-                out.append((rowid, cell, body + size))
+            if body + size <= base + page:  # rows that spill onto overflow pages (a game file's text) are left out
+                out.append((rowid, cell, body + size, types, body + head_len, buf))
+    return out
+
+
+def event_cells(path: Path) -> list[tuple[int, int, int]]:
+    """(rowid, first byte, end) of every events row's cell in the SQLite file: its length and rowid varints, its
+    record header and its columns (read from the b-tree leaf pages)."""
+    out = []
+    for rowid, start, end, types, values, buf in _cells(path):
+        if len(types) != 6 or types[0] != 0 or types[4] != 7:  # events: seq (the rowid), game, kind, data, time, digest
+            continue
+        kind_at = values + {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 6, 6: 8, 8: 0, 9: 0}[types[1]]
+        kind_len = (types[2] - 13) // 2
+        if buf[kind_at:kind_at + kind_len].decode("ascii", "replace") in KINDS:
+            out.append((rowid, start, end))
     return sorted(out)
+
+
+def game_and_head_cells(path: Path) -> list[tuple[int, int, int]]:
+    """The cells of the ``games`` rows (id, game, started) and ``chain_heads`` rows (game, events, digest)."""
+    return sorted((rowid, start, end) for rowid, start, end, types, _, _ in _cells(path)
+                  if len(types) == 3 and types[0] == 0 and (types[2] == 7 or types[2] == 13 + 2 * 64))
 
 
 # ---------------------------------------------------------------------- named damage
@@ -206,20 +220,25 @@ def test_every_byte_of_the_events_flipped_is_caught_with_the_event_named_or_harm
     truth = {g: snap(path, g) for g in games}
     cells = event_cells(path)
     assert len(cells) == sum(len(t[0]) for t in truth.values())
+    others = game_and_head_cells(path)  # the games' rows and chain heads too: the chain covers them
+    assert len(others) == 2 * len(games)
     original = path.read_bytes()
     work = tmp_path / "flipped.sqlite"
-    counts = {"named": 0, "refused": 0, "harmless": 0}
     n = 0
-    for _, start, end in cells:
-        for at in range(start, end):
-            for bit in range(8) if FULL else (n % 8,):
-                n += 1
-                data = bytearray(original)
-                data[at] ^= 1 << bit
-                work.write_bytes(bytes(data))
-                counts[_judge(work, truth, at, bit)] += 1
-    print(f"{n} flips over {len(cells)} events: {counts}")
-    assert counts["named"] > n // 2
+    for what, where in (("events", cells), ("games and heads", others)):
+        counts = {"named": 0, "refused": 0, "harmless": 0}
+        flips = 0
+        for _, start, end in where:
+            for at in range(start, end):
+                for bit in range(8) if FULL else (n % 8,):
+                    n += 1
+                    flips += 1
+                    data = bytearray(original)
+                    data[at] ^= 1 << bit
+                    work.write_bytes(bytes(data))
+                    counts[_judge(work, truth, at, bit)] += 1
+        print(f"{flips} flips over the {len(where)} cells of {what}: {counts}")
+        assert counts["named"] > flips // 2
 
 
 def _judge(path: Path, truth: dict[int, tuple[Any, ...]], at: int, bit: int) -> str:
