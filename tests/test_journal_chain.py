@@ -293,7 +293,7 @@ def test_resume_on_a_damaged_journal_stops_and_goes_on_from_the_last_intact_even
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     p = subprocess.run([sys.executable, "-m", "controller.cli", "play", "stratego_barrage", "--journal", str(path)],
                        capture_output=True, text=True, env=env, timeout=60, stdin=subprocess.DEVNULL)
-    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert p.returncode == 4 and "Traceback" not in p.stderr, p.stderr  # 4: the service waits for the arbiter
     assert f"event {moves[6].seq} is damaged" in p.stderr and "--resume-from-intact" in p.stderr
     assert f"facedown record repair {gid}" in p.stderr and "--new" in p.stderr
     # the arbiter goes on: the game stands where it stood before the damaged move, and the repair is journaled
@@ -449,7 +449,7 @@ def test_a_journal_whose_sqlite_structure_is_damaged_is_refused_whole_with_what_
     p = subprocess.run([sys.executable, "-m", "controller.cli", "play", "stratego_barrage", "--journal", str(path)],
                        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60,
                        stdin=subprocess.DEVNULL)
-    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert p.returncode == 4 and "Traceback" not in p.stderr, p.stderr
     assert f"{path}: the journal is corrupt" in p.stderr and "restore the journal from a backup" in p.stderr
 
 

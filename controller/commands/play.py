@@ -126,6 +126,11 @@ def read_setup_file(path: str) -> dict[str, str]:
     return {str(k): v for k, v in data.items()}
 
 
+#: The exit status when the journal's unfinished game is damaged: not restarted by the service (it would only fail
+#: the same way again) until the arbiter has chosen (controller/hardware/service.py: RestartPreventExitStatus).
+DAMAGED_EXIT = 4
+
+
 def damaged_journal_advice(exc: Any) -> str:
     """What the arbiter reads when the unfinished game's journal is damaged: which event, and the two ways on."""
     lines = [f"facedown play: {exc}", "  The game is not resumed: a damaged event is never replayed."]
@@ -221,14 +226,14 @@ def run(args: argparse.Namespace) -> int:
                            repair=getattr(args, "resume_from_intact", False))
     except ChainError as exc:
         print(damaged_journal_advice(exc), file=sys.stderr)
-        return 2
+        return DAMAGED_EXIT
     except JournalError as exc:
         if "the journal is corrupt" not in str(exc):
             raise
         print(f"facedown play: {exc}\n  SQLite's own structure of the file is damaged, so no game in it can be trusted "
               "or resumed: restore the journal from a backup, or play on a fresh one (--journal NEW_PATH) and keep this "
               "file for `facedown record verify`", file=sys.stderr)
-        return 2
+        return DAMAGED_EXIT
     unknown = sorted(set(players) - set(table.game.sides))
     if unknown:
         raise SystemExit(f"facedown play: --player names unknown side(s) {', '.join(unknown)}; sides are {', '.join(table.game.sides)}")
