@@ -5,6 +5,7 @@ under CI without a browser or a broker."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from browser_support import ARGS, CHROMIUM
@@ -90,6 +91,16 @@ def test_dashboard_page_lists_tables_live_and_shows_result_and_standings(tmp_pat
                 expect(standings).to_have_count(2)
                 cells = [[c.inner_text() for c in standings.nth(i).locator("td").all()] for i in range(2)]
                 assert cells == [["Bo", "1", "1", "0", "0", "1"], ["Ann", "1", "0", "0", "1", "0"]]
+                # a result with no signed record: listed as unverified, with why, out of the standings
+                expect(page.locator("#unverified-wrap")).to_be_hidden()
+                forged = {"table": "table-2", "game_key": "7-forged", "game": "stratego", "sides": ["red", "blue"],
+                          "players": {"red": "Mallory", "blue": "Di"}, "winners": ["red"], "reason": "flag taken",
+                          "plies": 40, "ended_at": 1.0}
+                state.on_message("facedown/results/table-2/7-forged", json.dumps(forged).encode())
+                unverified = page.locator("#unverified tbody tr")
+                expect(unverified).to_have_count(1, timeout=10_000)
+                expect(unverified.locator("td").nth(4)).to_contain_text("no signed record came with it")
+                expect(standings).to_have_count(2)
                 assert not errors, errors
             finally:
                 browser.close()
