@@ -484,3 +484,21 @@ def test_an_unreadable_event_from_before_the_chain_is_named_and_cannot_be_skippe
         assert not caught.value.repairable and [e.seq for e in caught.value.intact] == [1, 2, 3, 4]
         with pytest.raises(JournalError, match="nothing chains past it, so it cannot go on"):
             j.repair(gid)
+
+
+def test_a_schema_1_journal_upgrades_to_the_chain_in_one_step(tmp_path: Path) -> None:
+    path = tmp_path / "v1.sqlite"
+    gid = _make_schema2(path)
+    db = sqlite3.connect(path)
+    sql = db.execute("SELECT sql FROM sqlite_master WHERE name = 'events'").fetchone()[0]
+    db.executescript("PRAGMA writable_schema = ON;")
+    db.execute("UPDATE sqlite_master SET sql = ? WHERE name = 'events'", (sql.replace(", 'reaction'", ""),))
+    db.executescript("PRAGMA writable_schema = OFF; PRAGMA user_version = 1;")
+    db.close()
+    with Journal(path) as j:
+        assert j._db.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert "digest" in {r[1] for r in j._db.execute("PRAGMA table_info(events)")}
+        found = j.check(gid)
+        assert found.damage is None and not found.chained and len(found.events) == 7
+        j.append(gid, "reaction", {"action": "auto", "side": "red", "auto": True})
+        assert j.check(gid).chained and j.events(gid)[-1].kind == "reaction"
