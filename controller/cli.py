@@ -17,6 +17,7 @@ COMMANDS = [
     "script",
     "match",
     "record",
+    "table",
     "setups",
     "tags",
     "hw_test",

@@ -5,6 +5,7 @@ under CI without a browser or a broker."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from browser_support import ARGS, CHROMIUM
@@ -15,8 +16,10 @@ from test_web_support import Game
 from controller.club.broker import parse_broker
 from controller.club.bus import TableBus
 from controller.club.clock import parse_time_control
+from controller.club.enrolled import Enrolment
 from controller.club.keeper import ClockKeeper
 from controller.club.results import ResultBook
+from controller.referee.signing import public_key
 from web_referee.club import ClubListener, ClubServer, ClubState
 
 
@@ -30,7 +33,8 @@ def test_dashboard_page_lists_tables_live_and_shows_result_and_standings(tmp_pat
     broker = Mosquitto(tmp_path)
     broker.start()
     address = parse_broker(broker.url)
-    state = ClubState(ResultBook(tmp_path / "results.jsonl"))
+    enrolled = Enrolment()
+    state = ClubState(ResultBook(tmp_path / "results.jsonl"), enrolled=enrolled)
     listener = ClubListener(state, address, client_id="browser-dashboard")
     server = ClubServer(state, host="127.0.0.1", port=0, threads=8, broker_url=address.url())
     tables: list[tuple[Game, TableBus]] = []
@@ -42,6 +46,7 @@ def test_dashboard_page_lists_tables_live_and_shows_result_and_standings(tmp_pat
             d = tmp_path / f"table-{i + 1}"
             d.mkdir()
             g = Game("stratego", d, seed=i + 1)
+            enrolled.enroll(f"table-{i + 1}", public_key(d / "journal.sqlite"))  # its results count once verified
             keeper = ClockKeeper(g.session, parse_time_control("15+10"))
             g.table.clock = keeper
             bus = TableBus(g.table, address, f"table-{i + 1}", players={"red": red, "blue": blue}, clock=keeper)
@@ -86,6 +91,16 @@ def test_dashboard_page_lists_tables_live_and_shows_result_and_standings(tmp_pat
                 expect(standings).to_have_count(2)
                 cells = [[c.inner_text() for c in standings.nth(i).locator("td").all()] for i in range(2)]
                 assert cells == [["Bo", "1", "1", "0", "0", "1"], ["Ann", "1", "0", "0", "1", "0"]]
+                # a result with no signed record: listed as unverified, with why, out of the standings
+                expect(page.locator("#unverified-wrap")).to_be_hidden()
+                forged = {"table": "table-2", "game_key": "7-forged", "game": "stratego", "sides": ["red", "blue"],
+                          "players": {"red": "Mallory", "blue": "Di"}, "winners": ["red"], "reason": "flag taken",
+                          "plies": 40, "ended_at": 1.0}
+                state.on_message("facedown/results/table-2/7-forged", json.dumps(forged).encode())
+                unverified = page.locator("#unverified tbody tr")
+                expect(unverified).to_have_count(1, timeout=10_000)
+                expect(unverified.locator("td").nth(4)).to_contain_text("no signed record came with it")
+                expect(standings).to_have_count(2)
                 assert not errors, errors
             finally:
                 browser.close()

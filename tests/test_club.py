@@ -20,7 +20,9 @@ from test_web_support import Game
 from controller.announce import describe
 from controller.club.broker import ClubError, parse_broker
 from controller.club.bus import TableBus
+from controller.club.enrolled import Enrolment
 from controller.club.results import ResultBook
+from controller.referee.signing import public_key
 from controller.rules import SPECTATOR, view
 from web_referee.club import ClubListener, ClubState, create_club_app
 
@@ -39,7 +41,7 @@ def broker(tmp_path: Path) -> Iterator[Mosquitto]:
 
 @pytest.fixture
 def dashboard(broker: Mosquitto, tmp_path: Path) -> Iterator[ClubState]:
-    state = ClubState(ResultBook(tmp_path / "results.jsonl"))
+    state = ClubState(ResultBook(tmp_path / "results.jsonl"), enrolled=Enrolment(tmp_path / "club-tables.json"))
     listener = ClubListener(state, parse_broker(broker.url), client_id=f"dash-{time.monotonic_ns()}")
     listener.start()
     assert listener.connected.wait(5)
@@ -53,6 +55,8 @@ def table_on_bus(tmp_path: Path, name: str, broker: Mosquitto, seed: int, **kw) 
     d = tmp_path / name
     d.mkdir()
     g = Game("stratego", d, seed=seed)
+    # the club enrolls the table's key (what `facedown table key` prints), so its signed results count
+    Enrolment(tmp_path / "club-tables.json").enroll(name, public_key(d / "journal.sqlite"))
     bus = TableBus(g.table, parse_broker(broker.url), name, players={"red": f"{name}-Ann", "blue": f"{name}-Bo"}, **kw)
     bus.start()
     return g, bus
@@ -177,7 +181,7 @@ def test_broker_restart_mid_game_loses_no_result(broker: Mosquitto, dashboard: C
         # of tests/test_club_delivery.py delivers them)
         wait_for(lambda: shows(dashboard, "hall", g, events=False), what="the status after the restart")
         # and a dashboard started afterwards still finds it, retained
-        late = ClubState()
+        late = ClubState(enrolled=Enrolment(tmp_path / "club-tables.json"))
         listener = ClubListener(late, parse_broker(broker.url), client_id="late")
         listener.start()
         try:

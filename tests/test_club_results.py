@@ -14,8 +14,12 @@ from controller.club.results import ResultBook, ResultError, result_from_json
 
 
 def res(table: str, key: str, winners: list[str], players: dict[str, str], game: str = "stratego", t: float = 1.0) -> dict:
+    """A result as the book keeps a verified one (``record``: its signed record's chain head)."""
+    import hashlib
+
     return {"table": table, "game_key": key, "game": game, "sides": ["red", "blue"], "players": players,
-            "winners": winners, "reason": "flag taken" if winners else "draw agreed", "plies": 40, "ended_at": t}
+            "winners": winners, "reason": "flag taken" if winners else "draw agreed", "plies": 40, "ended_at": t,
+            "record": hashlib.sha256(f"{table}/{key}".encode()).hexdigest()}
 
 
 def test_standings_per_game_and_duplicates_count_once(tmp_path: Path) -> None:

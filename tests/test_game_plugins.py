@@ -16,7 +16,7 @@ import pytest
 from test_write_a_game import guide_game_text
 
 from controller.cli import main
-from controller.referee.gamefile import journaled, keep
+from controller.referee.gamefile import file_of, journaled
 from controller.referee.journal import Journal
 from controller.referee.replay import rebuild
 from controller.rules import RulesError, catalog, game_ids, load_game, new_game, parse_game
@@ -71,8 +71,7 @@ def test_a_changed_game_file_does_not_change_a_journaled_game(folders: tuple[Pat
     state = new_game("junqi_duel")
     rng = random.Random(4)
     with Journal(tmp_path / "j.sqlite") as j:
-        gid = j.new_game("junqi_duel", dict(state.options), board="sim")
-        keep(j, gid, state.game)
+        gid = j.new_game("junqi_duel", dict(state.options), board="sim", game_file=file_of(state.game))
         for side in state.game.sides:
             placement = random_deployment(state.game, side, rng)
             state.deploy(side, placement)

@@ -35,6 +35,7 @@ def test_install_renders_unit_rule_and_enable_link(tmp_path: Path, capsys) -> No
     assert "--new" not in exec_start, "play resumes the journal's unfinished game at boot"
     assert exec_start[exec_start.index("--announce") + 1] == "console,buzzer"
     assert unit["Service"]["User"] == "pi" and unit["Service"]["Restart"] == "on-failure"
+    assert unit["Service"]["RestartPreventExitStatus"] == "4"  # a damaged journal waits for the arbiter
     assert unit["Install"]["WantedBy"] == "multi-user.target"
     link = tmp_path / WANTS_DIR / UNIT_NAME
     assert link.is_symlink() and str(link.readlink()) == f"/{UNIT_DIR}/{UNIT_NAME}"

@@ -19,12 +19,15 @@ from typing import Any
 from flask import Flask, Response, abort, jsonify, render_template, request
 
 from controller.club.broker import SUBSCRIPTIONS, Broker, make_client, parse_topic
-from controller.club.results import ResultBook, ResultError, result_from_json
+from controller.club.enrolled import Enrolment
+from controller.club.results import ResultBook, ResultError, Unverified, verified_result
 from web_referee.common import install_security, stop_waitress
 
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE = 256 * 1024
+MAX_RESULT_MESSAGE = 4 * 1024 * 1024  # a result carries its game's signed record (a 5,000-ply game packs to ~100 kB)
+KEPT_UNVERIFIED = 500  # unverified results whose message is kept, to be checked again when a table is enrolled
 RECENT_EVENTS = 12
 
 
@@ -32,8 +35,13 @@ class ClubState:
     """What the dashboard knows of every table, updated from broker messages; thread-safe, with a change counter
     pages wait on."""
 
-    def __init__(self, results: ResultBook | None = None, *, now: Callable[[], float] = time.time) -> None:
+    def __init__(self, results: ResultBook | None = None, *, now: Callable[[], float] = time.time,
+                 enrolled: Enrolment | None = None) -> None:
         self.results = results or ResultBook()
+        self.enrolled = enrolled if enrolled is not None else Enrolment()
+        self._enrolled_seen = self.enrolled.version
+        self._held: dict[str, bytes] = {}  # topic -> the payload of a result not verified yet (checked again later)
+        self._verifying = threading.RLock()  # one result checked at a time (the broker's thread, pages' rechecks)
         self.now = now
         self.tables: dict[str, dict[str, Any]] = {}
         self.version = 0
@@ -57,8 +65,9 @@ class ClubState:
             self.reject(topic, "not a FaceDown club topic")
             return
         kind, name, key = where
-        if len(payload) > MAX_MESSAGE:
-            self.reject(topic, f"message of {len(payload)} bytes is larger than {MAX_MESSAGE}")
+        limit = MAX_RESULT_MESSAGE if kind == "result" else MAX_MESSAGE
+        if len(payload) > limit:
+            self.reject(topic, f"message of {len(payload)} bytes is larger than {limit}")
             return
         if not payload:
             if kind in ("status", "presence"):
@@ -75,18 +84,8 @@ class ClubState:
             self.reject(topic, "expected a JSON object")
             return
         if kind == "result":
-            try:
-                result = result_from_json(data)
-            except ResultError as exc:
-                self.reject(topic, str(exc))
-                return
-            if result.table != name or result.game_key != key:
-                self.reject(topic, "the result names another table or game than its topic")
-                return
-            if self.results.add(result):
-                with self._cond:
-                    self.results_version += 1
-                    self._changed()
+            self._recheck()
+            self._on_result(topic, name, key, data, payload)
         else:
             problem = _check(kind, name, data)
             if problem:
@@ -114,6 +113,51 @@ class ClubState:
         for fn in list(self.listeners):
             fn(name, kind, data)
 
+    def _on_result(self, topic: str, name: str, key: str, data: dict[str, Any], payload: bytes) -> None:
+        """Count a result only once verified; keep it aside, with why, otherwise."""
+        with self._verifying:
+            self._check_result(topic, name, key, data, payload)
+
+    def _check_result(self, topic: str, name: str, key: str, data: dict[str, Any], payload: bytes) -> None:
+        if data.get("table") != name or data.get("game_key") != key:
+            self.reject(topic, "the result names another table or game than its topic")
+            return
+        try:
+            try:
+                result = verified_result(data, self.enrolled)
+                changed = self.results.add(result)
+                self._held.pop(topic, None)
+            except Unverified as u:
+                changed = self.results.set_unverified(u.result, u.why)
+                if changed:
+                    log.warning("club dashboard: %s's result for game %s is not counted: %s", name, key, u.why)
+                self._held[topic] = payload
+                while len(self._held) > KEPT_UNVERIFIED:
+                    self._held.pop(next(iter(self._held)))
+        except ResultError as exc:
+            self.reject(topic, str(exc))
+            return
+        if changed:
+            with self._cond:
+                self.results_version += 1
+                self._changed()
+
+    def _recheck(self) -> None:
+        """When the enrolled tables changed, check the results held as unverified again (a table enrolled late)."""
+        with self._verifying:
+            try:
+                version = self.enrolled.refresh()
+            except ResultError as exc:  # the table list became unreadable: keep what was read, say why
+                self.reject("club-tables", str(exc))
+                return
+            if version == self._enrolled_seen:
+                return
+            self._enrolled_seen = version
+            for topic, payload in list(self._held.items()):
+                where = parse_topic(topic)
+                if where is not None:
+                    self._check_result(topic, where[1], where[2] or "", json.loads(payload.decode("utf-8")), payload)
+
     def _changed(self, name: str | None = None) -> None:
         self.version += 1
         if name is not None:
@@ -139,7 +183,9 @@ class ClubState:
             out: dict[str, Any] = {"version": self.version, "tables": tables, "names": sorted(self.tables),
                                    "rejected": self.rejected, "problems": list(self.problems)[-5:]}
         # results and standings are small: always sent, so a page never shows stale standings
+        self._recheck()
         out["results"] = [r.to_json() for r in self.results.all()]
+        out["unverified"] = [{**r.to_json(), "why": why} for r, why in self.results.unverified()]
         out["standings"] = {g: [s.to_json() for s in rows] for g, rows in self.results.standings().items()}
         return out
 

@@ -17,7 +17,10 @@ What leaves the Pi is built only from ``Published.public`` of events with no aud
 - ``facedown/tables/NAME/presence`` retained, QoS 1: online; offline on a clean stop, or by the broker's last will
   when the table loses power or its network;
 - ``facedown/tables/NAME/events``   QoS 1: each public event;
-- ``facedown/results/NAME/GAME``    retained, QoS 1: one per game, so no result is lost to a late dashboard.
+- ``facedown/results/NAME/GAME``    retained, QoS 1: one per game, so no result is lost to a late dashboard; it
+  carries the game's signed record (controller.referee.signing, packed), made by the bus thread from the journal
+  once the game is over, so the club can verify the result (the record holds every hidden piece, and is only made
+  after the game has ended, when they are no secret).
 """
 
 from __future__ import annotations
@@ -145,6 +148,7 @@ class TableBus:
         self.results: dict[str, dict[str, Any]] = {}  # every result this table produced: never dropped
         self._sent: dict[str, Any] = {}  # result key -> paho's MQTTMessageInfo of its latest publish
         self._unsent: set[str] = set()  # result keys to (re)publish at the next chance
+        self._unsigned: dict[str, int | None] = {}  # result key -> journal game whose signed record is still to make
         self.connected = False
         self.published = 0
         self._dirty = True
@@ -195,6 +199,7 @@ class TableBus:
             "winners": list(result.get("winners") or []), "reason": reason,
             "plies": table.state.ply, "ended_at": round(time.time(), 3),
         }
+        self._unsigned[key] = table.game_id  # the record is made by the bus thread (it reads the journal and signs)
         self._unsent.add(key)
 
     # ------------------------------------------------------------------ lifecycle
@@ -303,7 +308,33 @@ class TableBus:
                 log.exception("table %s: publishing to the club broker failed", self.name)
                 time.sleep(0.5)
 
+    def _sign(self, key: str) -> bool:
+        """Attach the game's signed record to its result (False: the journal has not got the end yet, try again)."""
+        from controller.referee.journal import JournalError
+        from controller.referee.signing import NotOver, make_record, pack
+
+        game_id = self._unsigned.get(key)
+        entry = self.results[key]
+        journal = self.table.journal
+        if game_id == self.table.game_id and self.table.state.phase != "over":
+            return False  # reopened by the arbiter's undo: its record waits for the game's new end
+        try:
+            if journal is None or game_id is None:
+                raise JournalError("this table keeps no journal, so it has no record to sign")
+            entry["record"] = pack(make_record(journal, game_id))
+            entry.pop("record_error", None)
+        except NotOver:
+            return False
+        except JournalError as exc:  # damaged, unchained, no PyNaCl: the club is told why it cannot verify
+            log.warning("table %s: the result of game %s goes out unsigned: %s", self.name, key, exc)
+            entry.pop("record", None)
+            entry["record_error"] = str(getattr(exc, "brief", None) or exc)[:300]
+        self._unsigned.pop(key, None)
+        return True
+
     def _send_result(self, key: str) -> bool:
+        if key in self._unsigned and not self._sign(key):
+            return False
         info = self._publish(result_topic(self.name, key), self.results[key], retain=True)
         if info is None:
             return False

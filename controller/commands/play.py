@@ -33,6 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--journal", help="SQLite journal file (default: ~/.local/share/facedown/journal.sqlite)")
     p.add_argument("--new", action="store_true", help="start a new game even if the journal has an unfinished one")
     p.add_argument("--resume", action="store_true", help="resume the unfinished game (the default when there is one)")
+    p.add_argument("--resume-from-intact", action="store_true",
+                   help="the arbiter's choice when the unfinished game's journal is damaged: go on from its last intact "
+                        "event (journaled as an arbiter's repair; the damaged events are kept, never replayed)")
     p.add_argument("--setup", action="append", default=[], metavar="SIDE=FILE", help="a side's deployment (YAML/JSON {station: piece})")
     p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="house-rule option")
     p.add_argument("--seat", action="append", default=[], metavar="SIDE=bot:NAME",
@@ -129,6 +132,28 @@ def read_setup_file(path: str) -> dict[str, str]:
     return {str(k): v for k, v in data.items()}
 
 
+#: The exit status when the journal's unfinished game is damaged: not restarted by the service (it would only fail
+#: the same way again) until the arbiter has chosen (controller/hardware/service.py: RestartPreventExitStatus).
+DAMAGED_EXIT = 4
+
+
+def damaged_journal_advice(exc: Any) -> str:
+    """What the arbiter reads when the unfinished game's journal is damaged: which event, and the two ways on."""
+    lines = [f"facedown play: {exc}", "  The game is not resumed: a damaged event is never replayed."]
+    if exc.repairable:
+        last = exc.intact[-1]
+        moves = sum(1 for e in exc.intact if e.kind == "move")
+        lines += [f"  It is intact up to event {last.seq} ({moves} move(s) journaled before the damage). The arbiter may:",
+                  "    go on from there:   facedown play --resume-from-intact [same options]   (or: facedown record "
+                  f"repair {exc.game_id}); the repair is journaled as an arbiter action",
+                  "    or stop: leave the journal as it is (`facedown record verify` shows the damage) and start "
+                  "another game with --new"]
+    else:
+        lines.append("  Its start is damaged, so it cannot go on: start another game with --new "
+                     "(the damaged game stays in the journal)")
+    return "\n".join(lines)
+
+
 def make_board(kind: str, game_id: str, profile: Any, serial_port: str | None) -> Any:
     """The sensing backend named on the command line."""
     stations = profile.stations if profile is not None else None
@@ -200,9 +225,22 @@ def run(args: argparse.Namespace) -> int:
             raise SystemExit(f"facedown play: no RFID tags enrolled for {game_id} ({tagmap.path}): run `{how}` first")
         tag_pieces = {uid: (e.side, e.piece) for uid, e in tagmap.entries.items()}
     chosen = chosen_computers(game_id, args.seat, args.bot_user)  # before the table: a computer seat gets no token
-    table = open_table(game_id, board=board, board_kind=args.board, journal_path=args.journal, options=options,
-                       resume=not args.new, profile=profile, use_tags=use_tags, tag_pieces=tag_pieces, seats=players,
-                       computers=chosen)
+    from controller.referee.journal import ChainError, JournalError
+
+    try:
+        table = open_table(game_id, board=board, board_kind=args.board, journal_path=args.journal, options=options,
+                           resume=not args.new, profile=profile, use_tags=use_tags, tag_pieces=tag_pieces, seats=players,
+                           computers=chosen, repair=getattr(args, "resume_from_intact", False))
+    except ChainError as exc:
+        print(damaged_journal_advice(exc), file=sys.stderr)
+        return DAMAGED_EXIT
+    except JournalError as exc:
+        if "the journal is corrupt" not in str(exc):
+            raise
+        print(f"facedown play: {exc}\n  SQLite's own structure of the file is damaged, so no game in it can be trusted "
+              "or resumed: restore the journal from a backup, or play on a fresh one (--journal NEW_PATH) and keep this "
+              "file for `facedown record verify`", file=sys.stderr)
+        return DAMAGED_EXIT
     unknown = sorted(set(players) - set(table.game.sides))
     if unknown:
         raise SystemExit(f"facedown play: --player names unknown side(s) {', '.join(unknown)}; sides are {', '.join(table.game.sides)}")

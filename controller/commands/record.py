@@ -32,7 +32,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     export.add_argument("--out", metavar="FILE", help="write the record to FILE instead of standard output")
     export.add_argument("--format", choices=["text", "gravon"], default="text",
                         help="text: a readable record; gravon: a Gravon Stratego XML file (finished Stratego games)")
+    export.add_argument("--signed", action="store_true",
+                        help="the full record (every event with its digest chain) signed by this table's key, as JSON "
+                             "(finished games): `facedown record verify FILE --key KEY` checks it")
     export.set_defaults(func=run_export)
+    verify = rec.add_parser("verify", parents=[common],
+                            help="check a journal's digest chain (every game, or game ID), or a signed record FILE")
+    verify.add_argument("target", nargs="?", metavar="ID|FILE", help="a game id, or a signed record file (default: every game)")
+    verify.add_argument("--key", metavar="KEY", help="the table's public key (ed25519:..., or a file holding it) a signed "
+                                                     "record must be signed by")
+    verify.set_defaults(func=run_verify)
+    repair = rec.add_parser("repair", parents=[common],
+                            help="the arbiter's choice for a damaged game: go on from its last intact event")
+    repair.add_argument("id", type=int, help="game id (see `facedown record verify`)")
+    repair.set_defaults(func=run_repair)
     imp = rec.add_parser("import", parents=[common], help="replay Gravon Stratego XML files and journal them as finished games")
     imp.add_argument("files", nargs="+", metavar="FILE", help="Gravon XML file(s) (strados2 format)")
     imp.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="house-rule option for the replay")
@@ -207,12 +220,13 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from controller.records import RecordError
     from controller.referee.journal import default_path
     from controller.referee.replay import ReplayError
 
+    if getattr(args, "signed", False):
+        return _export_signed(args)
     try:
         summary, events, game = _load(args)
         if getattr(args, "format", "text") == "gravon":
@@ -226,6 +240,12 @@ def run_export(args: argparse.Namespace) -> int:
         return _fail(f"{args.journal or default_path()}: {exc}")
     except FaceDownError as exc:
         return _fail(f"{args.journal or default_path()}: game {args.id}: {exc}" if isinstance(exc, ReplayError) else exc)
+    return _write_out(args, text, summary.id)
+
+
+def _write_out(args: argparse.Namespace, text: str, game_id: int) -> int:
+    from pathlib import Path
+
     if args.out is None:
         sys.stdout.write(text)
         return 0
@@ -237,7 +257,106 @@ def run_export(args: argparse.Namespace) -> int:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         return _fail(f"cannot write {out}: {exc.strerror}")
-    print(f"wrote game {summary.id} to {out}", file=sys.stderr)
+    print(f"wrote game {game_id} to {out}", file=sys.stderr)
+    return 0
+
+
+def _export_signed(args: argparse.Namespace) -> int:
+    from controller.referee.journal import default_path
+    from controller.referee.signing import dumps, fingerprint, make_record
+
+    if getattr(args, "format", "text") != "text":
+        return _fail("--signed writes FaceDown's own signed record (JSON); leave out --format")
+    path = args.journal or default_path()
+    with _open(args) as journal:
+        record = make_record(journal, args.id, path)
+    code = _write_out(args, dumps(record), args.id)
+    if code == 0 and args.out is not None:
+        print(f"signed by table key {record['table_key']} (fingerprint {fingerprint(record['table_key'])})", file=sys.stderr)
+    return code
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """A journal's games (all, or one) against their digest chains and the engine; or a signed record file."""
+    from pathlib import Path
+
+    target = args.target
+    if target is not None and not (target.isdigit() and not Path(target).exists()):
+        return _verify_file(args, target)
+    if args.key:
+        return _fail("--key checks a signed record FILE; a journal is checked against its own chain")
+    with _open(args) as journal:
+        ids = [int(target)] if target is not None else [g.id for g in journal.games()]
+        bad = 0
+        for gid in ids:
+            line, ok = _verify_game(journal, gid)
+            print(line)
+            bad += not ok
+        orphans = journal.orphans() if target is None else []
+        for seq in orphans:
+            print(f"event {seq}: belongs to no game in this journal (damaged)")
+        if target is None:
+            print(f"{journal.path}: {len(ids)} game(s), " + (f"{bad} damaged or not replaying" if bad or orphans
+                                                            else "all intact"))
+    return 2 if bad or orphans else 0
+
+
+def _verify_game(journal: Journal, gid: int) -> tuple[str, bool]:
+    from controller.referee.gamefile import journaled
+    from controller.referee.replay import ReplayError, rebuild
+    from controller.rules import GameFileError, RulesError
+
+    summary = journal.summary(gid)
+    found = journal.check(gid)
+    head = f"game {gid} ({summary.game})"
+    if found.damage is not None:
+        exc = found.damage
+        more = (f"; intact up to event {exc.intact[-1].seq}: `facedown record repair {gid}` goes on from there"
+                if exc.repairable else "; its start is damaged: it cannot go on")
+        return f"{head}: DAMAGED: {exc.brief}{more}", False
+    try:
+        state = rebuild(found.events, journaled(journal, gid))
+    except (ReplayError, RulesError, GameFileError) as exc:
+        return f"{head}: its events are intact but do not replay: {exc}", False
+    result = result_text(state.result.to_json() if state.result else None, state.game)
+    aside = f", {len(found.set_aside)} damaged event(s) set aside by the arbiter" if found.set_aside else ""
+    if not found.chained:
+        return (f"{head}: {len(found.events)} events journaled before FaceDown chained them (nothing proves them "
+                f"intact); replays to: {result}"), True
+    return f"{head}: intact, {len(found.events)} events chained{aside}; replays to: {result} (head {found.head[:16]})", True
+
+
+def _verify_file(args: argparse.Namespace, target: str) -> int:
+    from controller.referee.signing import fingerprint, read_key_argument, read_record, verify_record
+
+    key = read_key_argument(args.key) if args.key else None
+    doc = read_record(target)
+    ok = verify_record(doc, key, where=target)
+    rule = result_text(ok.result, _game(ok.game))
+    print(f"{target}: game {ok.journal_game} ({ok.game}): intact ({ok.events} events chained), replays through the "
+          f"engine to: {rule} in {ok.plies} plies")
+    if key is not None:
+        print(f"  signed by the table key given ({fingerprint(ok.table_key)})")
+    else:
+        print(f"  signed by table key {ok.table_key} (fingerprint {fingerprint(ok.table_key)}): give --key with the "
+              "table's enrolled key to check it is that table's")
+    return 0
+
+
+def run_repair(args: argparse.Namespace) -> int:
+    """The arbiter goes on from the last intact event of a damaged game (an arbiter's repair, journaled)."""
+    from controller.referee.journal import JournalLock, default_path
+
+    path = args.journal or default_path()
+    with JournalLock(path), _open(args) as journal:
+        found = journal.check(args.id)
+        if found.damage is None:
+            return _fail(f"{journal.path}: game {args.id} is intact: there is nothing to repair")
+        seq = journal.repair(args.id)
+        after = journal.check(args.id)
+    last = found.damage.intact[-1].seq if found.damage.intact else None
+    print(f"game {args.id}: {found.damage.brief}; the arbiter goes on from event {last} (repair journaled as event {seq}, "
+          f"{len(after.set_aside)} event(s) set aside, kept in the journal). `facedown play` resumes it from there.")
     return 0
 
 

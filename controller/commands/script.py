@@ -68,7 +68,7 @@ def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = Non
     and the computer seats before the first line (a test's scripted player may read its own seat's view from it)."""
     from controller.bots import Bot, find_bot
     from controller.referee.computer_seat import ComputerSeat
-    from controller.referee.gamefile import keep
+    from controller.referee.gamefile import file_of
     from controller.referee.session import Session
     from controller.rules import new_game
     from controller.sensing.sim import SimBoard
@@ -77,8 +77,7 @@ def run_script(game: str, lines: Any, out: TextIO, *, options: dict | None = Non
     board = SimBoard(state.game.station_ids, settle_ms=settle_ms, clock=lambda: 0.0)
     game_id = None
     if journal is not None:
-        game_id = journal.new_game(state.game.id, dict(state.options), board="sim")
-        keep(journal, game_id, state.game)
+        game_id = journal.new_game(state.game.id, dict(state.options), board="sim", game_file=file_of(state.game))
     session = Session(state, journal=journal, game_id=game_id)
     count = 0
     computers: dict[str, ComputerSeat] = {}

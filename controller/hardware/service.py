@@ -142,6 +142,8 @@ def render_unit(cfg: ServiceConfig) -> str:
         "ExecStart=" + " ".join(_quote(a) for a in exec_args(cfg)),
         "Restart=on-failure",
         "RestartSec=3",
+        # a damaged journal does not mend itself: the referee waits for the arbiter (`facedown record repair`)
+        "RestartPreventExitStatus=4",
         "KillSignal=SIGTERM",
         "TimeoutStopSec=10",
         "",

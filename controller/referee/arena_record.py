@@ -56,7 +56,7 @@ class ArenaRecorder:
     def write(self, journal: Journal, names: dict[str, str], failures: list[dict[str, str]], max_plies: int) -> int:
         """Journal the finished game (``names``: side -> bot; ``failures``: the arena record's) and return its id.
         Raises ValueError for a game that never started (a bot failed at setup): there is nothing to replay."""
-        from controller.referee.gamefile import keep
+        from controller.referee.gamefile import file_of
 
         st = self.state
         if st is None or not self._deployed:
@@ -68,8 +68,7 @@ class ArenaRecorder:
             events.append(("result", {"winners": list(st.result.winners), "reason": st.result.reason}))
         else:
             events.append(("result", {"winners": [], "reason": say("verdict.ply_cap", plies=max_plies)}))
-        gid = journal.new_game(st.game.id, dict(st.options), board="arena", seats=dict(names))
-        keep(journal, gid, st.game)
+        gid = journal.new_game(st.game.id, dict(st.options), board="arena", seats=dict(names), game_file=file_of(st.game))
         journal.append_many(gid, events)
         return gid
 

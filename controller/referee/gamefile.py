@@ -10,10 +10,10 @@ from controller.rules import GameDef, GameFileError, parse_game
 from .journal import Journal
 
 
-def keep(journal: Journal, game_id: int, game: GameDef) -> None:
-    """Keep ``game``'s file text for the journaled game ``game_id`` (a game built in code, with no text, keeps none)."""
-    if game.text:
-        journal.keep_game_file(game_id, game.file, game.text)
+def file_of(game: GameDef) -> tuple[str, str] | None:
+    """What ``Journal.new_game(game_file=...)`` keeps of ``game``: where its file was read and its text (None for a
+    game built in code, with no text). The game's digest chain starts at that text's digest."""
+    return (game.file, game.text) if game.text else None
 
 
 def journaled(journal: Journal, game_id: int) -> GameDef | None:

@@ -10,7 +10,7 @@ from controller.records import RecordError
 from controller.records.gravon import SIDES, TYPE_FOR_GAME, GravonGame, field_of, journal_events
 from controller.rules import GameState, load_game
 
-from .gamefile import keep
+from .gamefile import file_of
 from .journal import Event, Journal
 from .replay import effective, rebuild
 
@@ -19,8 +19,8 @@ def import_game(journal: Journal, game: GravonGame, options: Mapping[str, Any] |
     """Write the record to the journal as a finished game once it replays (nothing is written if it does not).
     Returns the journal's game id. The moves go in as one transaction, so a long game imports in one fsync."""
     start, events = journal_events(game, options)
-    gid = journal.new_game(start["game"], start["options"], board=start["board"], seats=start["seats"])
-    keep(journal, gid, load_game(start["game"]))
+    gid = journal.new_game(start["game"], start["options"], board=start["board"], seats=start["seats"],
+                           game_file=file_of(load_game(start["game"])))
     journal.append_many(gid, events)
     return gid
 

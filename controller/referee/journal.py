@@ -3,6 +3,12 @@
 A game is rebuilt by replaying its events (controller.referee.replay), so the journal is the referee's memory
 across a power cut. Events are never updated or deleted: triggers in the file itself refuse it.
 
+Each event's SHA-256 is chained to the one before (the game's first to its game file's digest) and written in the
+same transaction, with the game's head (controller.referee.chain). ``events`` checks a game's chain before handing
+its events out: a damaged, changed or lost event raises :class:`ChainError` naming the game and event, and is never
+replayed; ``repair`` journals the arbiter's decision to go on from the last intact event. Events written before the
+chain (schema 2) have no digest: see controller.referee.chain for how they are treated.
+
 >>> import tempfile, pathlib
 >>> with tempfile.TemporaryDirectory() as d, Journal(pathlib.Path(d) / "j.sqlite") as j:
 ...     gid = j.new_game("stratego", {}, board="sim")
@@ -45,15 +51,22 @@ from typing import Any
 
 from controller.errors import FaceDownError
 
+from . import chain
+
 #: "FDJN" in the SQLite header's application id field: marks the file as a FaceDown journal.
 APPLICATION_ID = 0x46444A4E
-SCHEMA_VERSION = 2  # 2: the `reaction` kind (a seat's answer to an optional reaction, its standing choice)
+# 2: the `reaction` kind (a seat's answer to an optional reaction, its standing choice)
+# 3: each event's `digest`, chained to the one before (controller.referee.chain), and each game's chain head
+SCHEMA_VERSION = 3
 
 KINDS = ("game", "deploy", "move", "illegal", "arbiter", "result", "reaction")
-ARBITER_ACTIONS = ("pause", "resume", "end", "undo", "out")
+ARBITER_ACTIONS = ("pause", "resume", "end", "undo", "out", "repair")
 REACTION_ACTIONS = ("answer", "auto")
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+# quick_check's words for a damaged value in a sound file (a row's type or check), which the chain then names
+_ROW_PROBLEMS = ("CHECK constraint failed in", "NULL value in", "NUMERIC value in", "TEXT value in", "INTEGER value in",
+                 "REAL value in", "BLOB value in")
 _CHECKPOINT_EVERY = 200  # appends between background checkpoints (the WAL stays a few hundred kB at most)
 DURABILITY = ("deferred", "full")
 
@@ -70,7 +83,8 @@ CREATE TABLE IF NOT EXISTS events (
     game_id INTEGER NOT NULL REFERENCES games(id),
     kind    TEXT NOT NULL CHECK (kind IN ({", ".join(repr(k) for k in KINDS)})),
     data    TEXT NOT NULL,
-    time    REAL NOT NULL
+    time    REAL NOT NULL,
+    digest  TEXT
 );
 CREATE INDEX IF NOT EXISTS events_by_game ON events(game_id, seq);
 CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
@@ -83,8 +97,20 @@ CREATE TRIGGER IF NOT EXISTS games_no_delete BEFORE DELETE ON games
     BEGIN SELECT RAISE(ABORT, 'FaceDown journal games are append-only'); END;
 """
 
+#: Each game's chain head: how many events it has and the newest one's digest (so an event lost from the end is
+#: found). Rewritten in the same transaction as every append; never deleted.
+_HEADS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS chain_heads (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    events  INTEGER NOT NULL,
+    digest  TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS chain_heads_no_delete BEFORE DELETE ON chain_heads
+    BEGIN SELECT RAISE(ABORT, 'FaceDown journal chain heads are kept'); END;
+"""
 
-#: The game file each game was started from (``Journal.keep_game_file``), made on first use; append-only too.
+
+#: The game file each game was started from (``Journal.new_game(game_file=...)``); append-only too.
 _GAME_FILES_SCHEMA = """
 CREATE TABLE IF NOT EXISTS game_files (
     game_id INTEGER PRIMARY KEY REFERENCES games(id),
@@ -114,6 +140,46 @@ class JournalError(FaceDownError):
 
 class EventError(JournalError, ValueError):
     """An event handed to the journal has an unknown kind or data of the wrong shape; nothing was written."""
+
+
+class ChainError(JournalError):
+    """A game's events do not verify against its digest chain: an event was damaged, changed or lost.
+
+    ``seq`` names the first event that fails (None: events are missing after the last one, or the game's head record
+    is damaged); ``intact`` holds the game's events before it, which still verify (empty when its start is damaged).
+    """
+
+    def __init__(self, path: Path, game_id: int, seq: int | None, why: str, intact: list[Event],
+                 chained: bool = True) -> None:
+        self.path = path
+        self.chained = chained  # False: an event journaled before the chain does not read (no repair can skip it)
+        self.game_id = game_id
+        self.seq = seq
+        self.why = why
+        self.intact = intact
+        self.brief = (f"game {game_id}, event {seq} is damaged ({why})" if seq is not None
+                      else f"game {game_id} is damaged ({why})")
+        super().__init__(f"{path}: {self.brief}")
+
+    @property
+    def repairable(self) -> bool:
+        """Can the game go on from its last intact event (its start itself is intact, and the chain can skip it)?"""
+        return bool(self.intact) and self.chained
+
+
+@dataclass(frozen=True)
+class GameCheck:
+    """What the chain says of one game: ``chained`` False for a game journaled before the chain (nothing proves it
+    intact); ``damage`` the ChainError if it breaks; ``events`` the events that verify; ``head`` the newest digest
+    (the whole game's, when intact); ``set_aside`` the damaged events an arbiter's repair set aside."""
+
+    game_id: int
+    chained: bool
+    events: list[Event]
+    damage: ChainError | None
+    head: str
+    set_aside: tuple[int, ...]
+    root: str
 
 
 class JournalBusy(JournalError):
@@ -301,6 +367,11 @@ def check_event(kind: str, data: Any) -> None:
         if action == "out":
             _need(kind, data, "side", str, "the side the arbiter puts out")
             _check_reason(kind, data)
+        if action == "repair":
+            _need(kind, data, "after", int, "the seq of the last intact event the game goes on from")
+            aside = _need(kind, data, "set_aside", list, "the seqs of the damaged events set aside")
+            if not all(isinstance(n, int) and not isinstance(n, bool) for n in aside):
+                raise EventError(f"arbiter event: 'set_aside' should list event numbers, not {aside!r}")
         _check_clock(kind, data)
     elif kind == "result":
         _check_result(kind, data)
@@ -314,6 +385,23 @@ def check_event(kind: str, data: Any) -> None:
             _need(kind, data, "accept", bool, "true (react) or false (decline)")
         else:
             _need(kind, data, "auto", bool, "true (react without asking) or false (ask)")
+
+
+def _as_time(value: Any) -> float:
+    """A stored event time; NaN (which no digest was made from) when the stored value is damaged."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def _decoded(text: str) -> dict[str, Any] | None:
+    """An event's data read back, or None if it is not a JSON object (a damaged event)."""
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _encode(kind: str, data: Mapping[str, Any]) -> str:
@@ -396,7 +484,10 @@ class Journal:
             raise JournalError(f"{self.path}: a FaceDown journal without its tables (schema {version})")
         problems = [r[0] for r in db.execute("PRAGMA quick_check(5)")]
         if problems != ["ok"]:
-            raise JournalError(f"{self.path}: the journal is corrupt: {'; '.join(problems)}")
+            if not all(p.startswith(_ROW_PROBLEMS) for p in problems):
+                raise JournalError(f"{self.path}: the journal is corrupt: {'; '.join(problems)}")
+            # the file's structure is sound, only some rows' values are damaged: each game's chain names its own
+            log.warning("%s: damaged rows (%s); the digest chain names the events", self.path, "; ".join(problems))
         mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise JournalError(f"{self.path}: cannot use write-ahead logging here (journal mode stays {mode!r})")
@@ -415,7 +506,7 @@ class Journal:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _split_sql(_SCHEMA):
+            for statement in _split_sql(_SCHEMA + _GAME_FILES_SCHEMA + _HEADS_SCHEMA):
                 db.execute(statement)
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -427,19 +518,27 @@ class Journal:
     def _upgrade(self, version: int) -> None:
         """Bring an older journal to this schema in one transaction. 1 -> 2: the events table's kind check gains
         ``reaction``; SQLite cannot alter a check, so the table is copied (every event and its number kept) into a
-        new one with the new check, and its index and append-only triggers are made again."""
+        new one with the new check, and its index and append-only triggers are made again. 2 -> 3: events gain
+        their ``digest`` column (NULL for every event written before: see controller.referee.chain for how such
+        events are treated) and the ``chain_heads`` table is made; no event is rewritten."""
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
+            columns = {r[1] for r in db.execute("PRAGMA table_info(events)")}
             if version < 2:
                 events = next(st for st in _split_sql(_SCHEMA) if st.startswith("CREATE TABLE IF NOT EXISTS events"))
                 db.execute(events.replace("IF NOT EXISTS events", "events_upgrade", 1))
-                db.execute("INSERT INTO events_upgrade (seq, game_id, kind, data, time) SELECT seq, game_id, kind, data, time FROM events")
+                kept = "seq, game_id, kind, data, time" + (", digest" if "digest" in columns else "")
+                db.execute(f"INSERT INTO events_upgrade ({kept}) SELECT {kept} FROM events")
                 db.execute("DROP TABLE events")  # its index and triggers go with it
                 db.execute("ALTER TABLE events_upgrade RENAME TO events")
                 for statement in _split_sql(_SCHEMA):
                     if "ON events" in statement:
                         db.execute(statement)
+            elif "digest" not in columns:
+                db.execute("ALTER TABLE events ADD COLUMN digest TEXT")
+            for statement in _split_sql(_GAME_FILES_SCHEMA + _HEADS_SCHEMA):
+                db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.execute("COMMIT")
         except BaseException:
@@ -456,9 +555,13 @@ class Journal:
         profile: str | None = None,
         seats: Mapping[str, str] | None = None,
         computers: Mapping[str, str] | None = None,
+        game_file: tuple[str, str] | None = None,
     ) -> int:
         """Record a new game and its opening `game` event in one transaction; return the game's id. ``computers``:
-        the seats a bot plays {side: bot name} (kept only when there are any: such a seat never gets a link)."""
+        the seats a bot plays {side: bot name} (kept only when there are any: such a seat never gets a link).
+
+        ``game_file``: ``(where it was read, its text)``, kept with the game (so it can be shown, replayed and
+        resumed after the file moved or changed) in the same transaction; the game's chain starts at its digest."""
         data = {
             "game": game,
             "options": dict(options or {}),
@@ -470,18 +573,31 @@ class Journal:
             data["computers"] = dict(computers)
         check_event("game", data)
         text = _encode("game", data)
+        file_sha = None
+        if game_file is not None:
+            if not game_file[1]:
+                raise EventError(f"{game}: no game file text to keep")
+            file_sha = hashlib.sha256(game_file[1].encode("utf-8")).hexdigest()
         with self._lock:
             self._before_write()
-            now = self._clock()
+            now = float(self._clock())
             with self._transaction():
                 cur = self._db.execute("INSERT INTO games (game, started) VALUES (?, ?)", (game, now))
                 gid = int(cur.lastrowid or 0)
-                self._db.execute("INSERT INTO events (game_id, kind, data, time) VALUES (?, 'game', ?, ?)", (gid, text, now))
+                if game_file is not None:
+                    self._db.execute("INSERT INTO game_files (game_id, file, sha256, text) VALUES (?, ?, ?, ?)",
+                                     (gid, game_file[0], file_sha, game_file[1]))
+                digest = chain.link(chain.root(gid, game, now, file_sha), "game", now, text)
+                self._db.execute("INSERT INTO events (game_id, kind, data, time, digest) VALUES (?, 'game', ?, ?, ?)",
+                                 (gid, text, now, digest))
+                self._db.execute("INSERT INTO chain_heads (game_id, events, digest) VALUES (?, 1, ?)", (gid, digest))
             self._after_write()
         return gid
 
     def append(self, game_id: int, kind: str, data: Mapping[str, Any]) -> int:
-        """Append one event to a game as its own committed transaction; return its journal-wide sequence number."""
+        """Append one event to a game as its own committed transaction; return its journal-wide sequence number.
+
+        The event's digest is chained to the game's newest one and the game's head moves on in the same transaction."""
         if kind == "game":
             raise EventError("a game event is written only by Journal.new_game")
         check_event(kind, data)
@@ -489,12 +605,9 @@ class Journal:
         with self._lock:
             self._before_write()
             with self._transaction():
-                self._require_game(game_id)
-                cur = self._db.execute(
-                    "INSERT INTO events (game_id, kind, data, time) VALUES (?, ?, ?, ?)", (game_id, kind, text, self._clock())
-                )
+                seq = self._insert(game_id, [(kind, text)], float(self._clock()))[0]
             self._after_write()
-        return int(cur.lastrowid or 0)
+        return seq
 
     def append_many(self, game_id: int, events: list[tuple[str, Mapping[str, Any]]]) -> list[int]:
         """Append several events in one committed transaction (all or none): for imports, where one fsync per
@@ -505,17 +618,40 @@ class Journal:
                 raise EventError("a game event is written only by Journal.new_game")
             check_event(kind, data)
             texts.append((kind, _encode(kind, data)))
-        seqs = []
         with self._lock:
             self._before_write()
             with self._transaction():
-                self._require_game(game_id)
-                now = self._clock()
-                for kind, text in texts:
-                    cur = self._db.execute("INSERT INTO events (game_id, kind, data, time) VALUES (?, ?, ?, ?)", (game_id, kind, text, now))
-                    seqs.append(int(cur.lastrowid or 0))
+                seqs = self._insert(game_id, texts, float(self._clock()))
             self._after_write()
         return seqs
+
+    def _insert(self, game_id: int, texts: list[tuple[str, str]], now: float) -> list[int]:
+        """Insert events chained onto the game's head and move the head on (inside the caller's transaction)."""
+        count, prev = self._head(game_id)
+        seqs = []
+        for kind, text in texts:
+            prev = chain.link(prev, kind, now, text)
+            cur = self._db.execute("INSERT INTO events (game_id, kind, data, time, digest) VALUES (?, ?, ?, ?, ?)",
+                                   (game_id, kind, text, now, prev))
+            seqs.append(int(cur.lastrowid or 0))
+        self._db.execute("INSERT INTO chain_heads (game_id, events, digest) VALUES (?, ?, ?) ON CONFLICT(game_id) "
+                         "DO UPDATE SET events = excluded.events, digest = excluded.digest",
+                         (game_id, count + len(texts), prev))
+        return seqs
+
+    def _head(self, game_id: int) -> tuple[int, str]:
+        """The game's event count and newest digest. A game journaled before the chain has no head yet: its events
+        are walked once, and the first event chained after them seals them."""
+        if isinstance(game_id, int) and not isinstance(game_id, bool):
+            row = self._db.execute("SELECT events, digest FROM chain_heads WHERE game_id = ?", (game_id,)).fetchone()
+            if row is not None:
+                return int(row[0]), str(row[1])
+        self._require_game(game_id)
+        rows, start, _ = self._chain_rows(game_id)
+        walked = chain.walk(rows, start, None)
+        if walked.chained or walked.damage is not None:
+            raise self._chain_error(game_id, walked, rows)
+        return len(rows), walked.head
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db, self.path)
@@ -549,20 +685,105 @@ class Journal:
             raise JournalError(f"{self.path}: no game {game_id} in this journal")
 
     def events(self, game_id: int) -> list[Event]:
-        """Every event of one game, oldest first."""
+        """Every event of one game, oldest first, checked against the game's digest chain: a damaged, changed or
+        lost event raises :class:`ChainError` naming it (never replayed silently). Events an arbiter's repair set
+        aside are left out."""
+        found = self.check(game_id)
+        if found.damage is not None:
+            raise found.damage
+        return found.events
+
+    def check(self, game_id: int) -> GameCheck:
+        """The chain's word on one game (no exception for damage: see :class:`GameCheck`)."""
         with self._lock, self._reading():
             self._require_game(game_id)
-            rows = self._db.execute(
-                "SELECT seq, kind, data, time FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
-            ).fetchall()
-        return [Event(seq, kind, self._decode(seq, data), time_) for seq, kind, data, time_ in rows]
+            rows, start, head = self._chain_rows(game_id)
+        walked = chain.walk(rows, start, head)
+        events, damage = self._intact_events(game_id, walked, rows)
+        return GameCheck(game_id, walked.chained, events, damage, walked.head, tuple(walked.set_aside), start)
+
+    def orphans(self) -> list[int]:
+        """Events that name no game of the journal (a damaged game number), by seq."""
+        with self._lock, self._reading():
+            return [int(r[0]) for r in self._db.execute(
+                "SELECT seq FROM events WHERE game_id NOT IN (SELECT id FROM games) ORDER BY seq")]
+
+    def chain_rows(self, game_id: int) -> tuple[list[chain.Row], str, float]:
+        """Every stored row of one game as the chain sees it (set-aside ones too), its game id and start time: what
+        a signed record carries so that anyone can walk the chain again."""
+        with self._lock, self._reading():
+            self._require_game(game_id)
+            rows, _, _ = self._chain_rows(game_id)
+            game, started = self._db.execute("SELECT game, started FROM games WHERE id = ?", (game_id,)).fetchone()
+        return rows, str(game), _as_time(started)
+
+    def _chain_rows(self, game_id: int) -> tuple[list[chain.Row], str, tuple[int, str] | None]:
+        """The game's stored rows, its chain root and its head (None if the journal keeps none for it)."""
+        db = self._db
+        rows = [chain.Row(int(seq), str(kind), _as_time(when), str(data), digest if isinstance(digest, str) else None)
+                for seq, kind, data, when, digest in db.execute(
+                    "SELECT seq, kind, data, time, digest FROM events WHERE game_id = ? ORDER BY seq", (game_id,))]
+        game, started = db.execute("SELECT game, started FROM games WHERE id = ?", (game_id,)).fetchone()
+        sha = db.execute("SELECT sha256 FROM game_files WHERE game_id = ?", (game_id,)).fetchone()
+        head = db.execute("SELECT events, digest FROM chain_heads WHERE game_id = ?", (game_id,)).fetchone()
+        start = chain.root(game_id, str(game), _as_time(started), str(sha[0]) if sha else None)
+        if head is not None and not (isinstance(head[0], int) and isinstance(head[1], str)):
+            head = (-1, "")  # a damaged head matches no game
+        return rows, start, (int(head[0]), str(head[1])) if head else None
+
+    def _intact_events(self, game_id: int, walked: chain.Walk, rows: list[chain.Row]) -> tuple[list[Event], ChainError | None]:
+        events: list[Event] = []
+        for row in walked.intact:
+            data = _decoded(row.data)
+            if data is None or row.kind not in KINDS:  # only an event written before the chain can get here
+                return events, ChainError(self.path, game_id, row.seq, "its data does not read; it was journaled "
+                                          "before FaceDown chained its events", events, chained=False)
+            events.append(Event(row.seq, row.kind, data, row.time))
+        if walked.damage is None:
+            return events, None
+        if walked.damage.seq is not None:  # the events the walk kept are those before the break
+            events = [e for e in events if e.seq < walked.damage.seq]
+        return events, ChainError(self.path, game_id, walked.damage.seq, walked.damage.why, events)
+
+    def _chain_error(self, game_id: int, walked: chain.Walk, rows: list[chain.Row]) -> ChainError:
+        _, damage = self._intact_events(game_id, walked, rows)
+        if damage is not None:
+            return damage
+        return ChainError(self.path, game_id, None, "its newest event has no head record", [])
+
+    def repair(self, game_id: int) -> int:
+        """The arbiter's decision to go on from the last intact event of a damaged game: journal an arbiter
+        ``repair`` event chained onto that event, setting every event from the damage on aside (they are kept in
+        the file, never replayed). Returns its seq; JournalError if the game is intact or its start is damaged."""
+        with self._lock:
+            self._before_write()
+            with self._transaction():
+                self._require_game(game_id)
+                rows, start, head = self._chain_rows(game_id)
+                walked = chain.walk(rows, start, head)
+                damage = self._intact_events(game_id, walked, rows)[1]
+                if damage is None:
+                    raise JournalError(f"{self.path}: game {game_id} is intact: there is nothing to repair")
+                if not damage.repairable:
+                    what = "its start is damaged" if damage.chained else "nothing chains past it"
+                    raise JournalError(f"{damage}; {what}, so it cannot go on: start another game")
+                last = damage.intact[-1].seq
+                aside = [r.seq for r in rows if r.seq > last and r.seq not in walked.set_aside]
+                data = {"action": "repair", "after": last, "set_aside": aside, "reason": damage.why}
+                text = _encode("arbiter", data)
+                now = float(self._clock())
+                digest = chain.link(walked.head, "arbiter", now, text)
+                cur = self._db.execute("INSERT INTO events (game_id, kind, data, time, digest) VALUES (?, 'arbiter', ?, ?, ?)",
+                                       (game_id, text, now, digest))
+                self._db.execute("INSERT INTO chain_heads (game_id, events, digest) VALUES (?, ?, ?) ON CONFLICT(game_id) "
+                                 "DO UPDATE SET events = excluded.events, digest = excluded.digest", (game_id, len(rows) + 1, digest))
+            self._after_write()
+        log.info("%s: game %s goes on from event %s (arbiter's repair; set aside: %s)", self.path, game_id, last, aside)
+        return int(cur.lastrowid or 0)
 
     def _decode(self, seq: int, text: str) -> dict[str, Any]:
-        try:
-            data = json.loads(text)
-        except (TypeError, ValueError) as exc:
-            raise JournalError(f"{self.path}: event {seq} is corrupt (its data is not JSON: {exc})") from None
-        if not isinstance(data, dict):
+        data = _decoded(text)
+        if data is None:
             raise JournalError(f"{self.path}: event {seq} is corrupt (its data is not a JSON object)")
         return data
 
@@ -575,9 +796,13 @@ class Journal:
                 "SELECT game_id, seq, kind, data, time FROM events WHERE kind IN ('arbiter', 'result') ORDER BY seq"
             ).fetchall()
         state: dict[int, tuple[dict[str, Any] | None, float | None, int]] = {}
-        for gid, seq, kind, text, when in ends:
+        decoded = [(gid, seq, kind, _decoded(text), when) for gid, seq, kind, text, when in ends]
+        aside = {n for _, _, kind, data, _ in decoded if data is not None and data.get("action") == "repair"
+                 for n in data.get("set_aside") or () if isinstance(n, int)}
+        for gid, seq, kind, data, when in decoded:
+            if data is None or seq in aside:  # damaged (record verify names it) or set aside by an arbiter's repair
+                continue
             result, finished, undos = state.get(gid, (None, None, 0))
-            data = self._decode(seq, text)
             if kind == "result":
                 result, finished = data, when
             elif data.get("action") == "end":
@@ -585,6 +810,12 @@ class Journal:
             elif data.get("action") == "undo":
                 result, finished, undos = None, None, undos + 1
             state[gid] = (result, finished, undos)
+        if aside:  # moves an arbiter's repair set aside are not the game's
+            with self._lock, self._reading():
+                marks = ", ".join("?" * len(aside))
+                for gid, n in self._db.execute(f"SELECT game_id, COUNT(*) FROM events WHERE kind = 'move' AND seq IN ({marks}) "
+                                               "GROUP BY game_id", sorted(aside)):
+                    moves[gid] = moves.get(gid, 0) - n
         out = []
         for gid, game, started in games:
             result, finished, undos = state.get(gid, (None, None, 0))
@@ -611,25 +842,10 @@ class Journal:
         return _Reading(self)
 
     # ------------------------------------------------------------------ game files
-    def keep_game_file(self, game_id: int, file: str, text: str) -> None:
-        """Keep the text of the game file a game was started from (once per game), so the game can be shown,
-        replayed and resumed after that file moved or changed. The ``game_files`` table is made on first use, so
-        older journals take it without a schema change, and older FaceDown versions ignore it."""
-        if not text:
-            raise EventError(f"game {game_id}: no game file text to keep")
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        with self._lock, self._transaction():
-            self._require_game(game_id)
-            for statement in _split_sql(_GAME_FILES_SCHEMA):
-                self._db.execute(statement)
-            self._db.execute("INSERT INTO game_files (game_id, file, sha256, text) VALUES (?, ?, ?, ?)", (game_id, file, digest, text))
-
     def game_file(self, game_id: int) -> GameFile | None:
         """The game file text kept for a game, or None (a game journaled before FaceDown kept them)."""
         with self._lock, self._reading():
             self._require_game(game_id)
-            if self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'game_files'").fetchone() is None:
-                return None
             row = self._db.execute("SELECT file, sha256, text FROM game_files WHERE game_id = ?", (game_id,)).fetchone()
         if row is None:
             return None

@@ -7,6 +7,8 @@ Replay rules, in journal order:
 - ``deploy``: one side's deployment; play starts when every side has deployed.
 - ``move``: judged by the engine; it must be the journaled side's turn and a legal move.
 - ``illegal``, ``arbiter`` pause/resume: a record only; they change nothing.
+- ``arbiter`` repair: the arbiter's decision to go on from the last intact event of a damaged game; the journal
+  leaves the damaged events it set aside out of the game's events (controller.referee.chain), so it changes nothing.
 - ``arbiter`` undo: takes back the last accepted move (and any end of the game recorded after it: the game
   is back in play where it stood before that move). The undone move is dropped, never replayed.
 - ``arbiter`` end: the arbiter's result ends the game (it overrides a result the engine reached).
@@ -78,7 +80,7 @@ def effective(events: Iterable[Event]) -> list[Event]:
                     raise ReplayError(ev.seq, "undo with no accepted move to take back")
                 out.pop()
                 out.extend(reversed(standing))
-            elif action not in ("pause", "resume"):
+            elif action not in ("pause", "resume", "repair"):
                 raise ReplayError(ev.seq, f"unknown arbiter action {action!r}")
         elif ev.kind != "illegal":
             raise ReplayError(ev.seq, f"unknown event kind {ev.kind!r}")
@@ -123,6 +125,9 @@ def _step(state: GameState, ev: Event) -> Ruling | None:
             raise ReplayError(ev.seq, f"no side {side!r} in {state.game.id} (sides: {', '.join(state.game.sides)})")
         if side in state.deployments:
             raise ReplayError(ev.seq, f"{side} has already deployed")
+        placement = data.get("placement")
+        if not isinstance(placement, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in placement.items()):
+            raise ReplayError(ev.seq, f"{side}'s deployment should map stations to pieces: the event is damaged")
         try:
             state.deploy(side, data.get("placement") or {})
         except RulesError as exc:
@@ -130,6 +135,9 @@ def _step(state: GameState, ev: Event) -> Ruling | None:
         return None
     if ev.kind == "move":
         side, frm, to = data.get("side"), data.get("from"), data.get("to")
+        if not all(isinstance(x, str) for x in (side, frm, to)):
+            missing = [k for k in ("side", "from", "to") if not isinstance(data.get(k), str)]
+            raise ReplayError(ev.seq, f"the move event has no {' or '.join(repr(k) for k in missing)}: it is damaged")
         if state.phase == "setup":
             raise ReplayError(ev.seq, f"{side} moves {frm}-{to} before every side has deployed")
         if state.phase == "over":
@@ -139,7 +147,7 @@ def _step(state: GameState, ev: Event) -> Ruling | None:
         try:
             return state.apply((frm, to))
         except RulesError as exc:
-            raise ReplayError(ev.seq, f"the engine refuses {side}'s move {frm}-{to}: {refusal_words(exc, state.game)}") from None
+            raise ReplayError(ev.seq, f"the engine refuses {side}'s move {frm}-{to}: {_words(exc, state.game)}") from None
     if ev.kind == "reaction":
         _react(state, ev)
         return None
@@ -163,6 +171,17 @@ def _step(state: GameState, ev: Event) -> Ruling | None:
             raise ReplayError(ev.seq, f"the journal's result says {said} but the replayed game ended with {found}")
         return None
     raise ReplayError(ev.seq, f"unexpected {ev.kind} event")  # pragma: no cover - effective() filters
+
+
+def _words(exc: RulesError, game: GameDef) -> str:
+    """The engine's refusal in words; its code when the words cannot be made (a damaged event's odd values)."""
+    from controller.messages import MessageError
+
+    try:
+        return refusal_words(exc, game)
+    except MessageError:
+        reason = getattr(exc, "reason", None)
+        return str(reason.get("code")) if isinstance(reason, dict) else str(exc)
 
 
 def _react(state: GameState, ev: Event) -> None:

@@ -167,6 +167,21 @@ class Table:
         return rebuild(self.journal.events(self.game_id), journaled(self.journal, self.game_id))
 
 
+def _verified_events(journal: Any, game_id: int, repair: bool) -> list[Any]:
+    """The unfinished game's events, checked against its chain; with ``repair``, a damaged game goes on from its last
+    intact event (journaled as the arbiter's repair) instead of raising ChainError."""
+    from .journal import ChainError
+
+    try:
+        return journal.events(game_id)
+    except ChainError as exc:
+        if not repair:
+            raise
+        log.warning("%s; the arbiter goes on from the last intact event", exc)
+        journal.repair(game_id)
+        return journal.events(game_id)
+
+
 def check_not_emptied(journal_path: Path) -> None:
     """Refuse a journal that is missing or empty although its key file shows games were played on it: a truncated
     or replaced file (a full SD card, a bad copy) must be reported, never silently replaced by a new game 1."""
@@ -198,6 +213,7 @@ def open_table(
     use_tags: bool = False,
     tag_pieces: Mapping[str, tuple[str, str]] | None = None,
     computers: Mapping[str, str] | None = None,
+    repair: bool = False,
 ) -> Table:
     """A table for ``game``: resumes the journal's unfinished game of the same kind, or starts a new one.
 
@@ -207,8 +223,10 @@ def open_table(
     without ``--seat``. The arbiter's view keeps showing every piece.
 
     The journal is locked for this process first (JournalBusy if another referee holds it: nothing is touched),
-    and a journal emptied since its games were played is refused (JournalError)."""
-    from .gamefile import journaled, keep
+    and a journal emptied since its games were played is refused (JournalError). An unfinished game whose journal
+    does not verify (a damaged event) is never resumed silently: ChainError names the event, unless ``repair`` (the
+    arbiter's choice) journals going on from the last intact event."""
+    from .gamefile import file_of, journaled
     from .journal import Journal, JournalLock, default_path
     from .replay import rebuild
 
@@ -220,33 +238,40 @@ def open_table(
     except BaseException:
         lock.release()
         raise
-    state: GameState | None = None
-    game_id = None
-    computers = dict(computers or {})
-    if resume:
-        unfinished = journal.unfinished()
-        if unfinished is not None:
-            events = journal.events(unfinished)
-            if events and events[0].data.get("game") == load_game(game).id:
-                state = rebuild(events, journaled(journal, unfinished))
-                game_id = unfinished
-                computers = {**dict(events[0].data.get("computers") or {}), **computers}
-                if state.phase == "over" and state.result is not None:
-                    # the process died between the game-ending move and its result: record it, start afresh
-                    journal.append(game_id, "result", state.result.to_json())
-                    state, game_id = None, None
-                else:
-                    log.info("resuming game %s of %s at ply %s", game_id, state.game.id, state.ply)
-    if state is None:
-        state = new_game(game, dict(options or {}))
-        # journal the full option set, so a later change of a game file's defaults cannot change the replay
-        computers = {side: name for side, name in computers.items() if side in state.game.sides}
-        game_id = journal.new_game(state.game.id, dict(state.options), board=board_kind,
-                                   profile=str(getattr(profile, "file", "") or "") or None, seats=dict(seats or {}),
-                                   computers=computers)
-        keep(journal, game_id, state.game)
+    try:  # a journal that does not resume (damaged, not replaying) is closed and unlocked: nothing holds it
+        state: GameState | None = None
+        game_id = None
+        computers = dict(computers or {})
+        if resume:
+            unfinished = journal.unfinished()
+            if unfinished is not None and journal.summary(unfinished).game == load_game(game).id:
+                events = _verified_events(journal, unfinished, repair)
+                if events and events[0].data.get("game") == load_game(game).id:
+                    state = rebuild(events, journaled(journal, unfinished))
+                    game_id = unfinished
+                    computers = {**dict(events[0].data.get("computers") or {}), **computers}
+                    if state.phase == "over" and state.result is not None:
+                        # the process died between the game-ending move and its result: record it, start afresh
+                        journal.append(game_id, "result", state.result.to_json())
+                        state, game_id = None, None
+                    else:
+                        log.info("resuming game %s of %s at ply %s", game_id, state.game.id, state.ply)
+        if state is None:
+            state = new_game(game, dict(options or {}))
+            # journal the full option set, so a later change of a game file's defaults cannot change the replay
+            computers = {side: name for side, name in computers.items() if side in state.game.sides}
+            game_id = journal.new_game(state.game.id, dict(state.options), board=board_kind,
+                                       profile=str(getattr(profile, "file", "") or "") or None, seats=dict(seats or {}),
+                                       computers=computers, game_file=file_of(state.game))
+    except BaseException:
+        journal.close()
+        lock.release()
+        raise
     session = Session(state, journal=journal, game_id=game_id, use_tags=use_tags, tag_pieces=tag_pieces)
     roles = (*(s for s in state.game.sides if s not in computers), *ROLES_EXTRA)
     tokens = derive_tokens(table_key(path), int(game_id or 0), roles)
+    from .signing_key import signing_seed
+
+    signing_seed(path)  # the table's record-signing key, made at its first start (no crypto library loaded here)
     return Table(session=session, board=board, tokens=tokens, journal=journal, game_id=game_id, board_kind=board_kind,
                  profile=profile, journal_lock=lock, computers=computers)

@@ -11,6 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, render_template, request
 
 import controller
+from controller.referee.journal import JournalError
 from controller.rules import ARBITER, SPECTATOR
 
 from .. import payloads
@@ -116,6 +117,13 @@ def _after_the_game(key: str, refusal: str) -> tuple[str, Any]:
     return role, table
 
 
+def _journal_refusal(exc: JournalError) -> str:
+    """Why the journal cannot give the replay, without the server's paths (ChainError: the game and event)."""
+    brief = getattr(exc, "brief", None)
+    return f"the journal's {brief}: the arbiter can see it with `facedown record verify`" if brief else \
+        "the journal cannot be read: the arbiter can see why with `facedown record verify`"
+
+
 @bp.get("/api/<key>/replay")
 def replay(key: str) -> Response:
     role, table = _after_the_game(key, "the replay opens when the game is over")
@@ -123,6 +131,8 @@ def replay(key: str) -> Response:
         return Response(payloads.replay_json(table, role), mimetype="application/json")
     except LookupError as exc:
         fail(404, str(exc))
+    except JournalError as exc:  # a damaged event is named, never replayed
+        fail(409, _journal_refusal(exc))
 
 
 @bp.get("/api/<key>/record.txt")
@@ -132,6 +142,8 @@ def record(key: str) -> Response:
         text = payloads.record_text(table)
     except LookupError as exc:
         fail(404, str(exc))
+    except JournalError as exc:
+        fail(409, _journal_refusal(exc))
     resp = Response(text, mimetype="text/plain; charset=utf-8")
     resp.headers["Content-Disposition"] = f'attachment; filename="facedown-{table.game.id}-{table.game_id}.txt"'
     return resp

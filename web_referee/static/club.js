@@ -165,6 +165,21 @@
       text("td", r.winners.length ? `${r.winners.map((w) => r.players[w] || cap(w)).join(", ")} won (${r.reason})` : `draw (${r.reason})`, tr);
       text("td", String(r.plies), tr);
     }
+    const wrap = $("unverified-wrap");
+    if (wrap) {
+      const ub = $("unverified").querySelector("tbody");
+      ub.textContent = "";
+      const rows = snap.unverified || [];
+      wrap.hidden = rows.length === 0;
+      for (const r of rows.slice().reverse()) {
+        const tr = el("tr", {}, ub);
+        text("td", new Date(r.ended_at * 1000).toLocaleString(), tr);
+        text("td", r.table, tr);
+        text("td", r.game, tr);
+        text("td", r.winners.length ? `${r.winners.map((w) => r.players[w] || cap(w)).join(", ")} won` : "draw", tr);
+        text("td", r.why, tr);
+      }
+    }
     const box = $("standings");
     box.textContent = "";
     for (const [game, rows] of Object.entries(snap.standings || {})) {
