@@ -228,9 +228,7 @@ def test_the_package_has_no_unbounded_reads() -> None:
     of its own making (the journal's key, the package's catalogs and records)."""
     own = {"controller/referee/table.py", "controller/messages/__init__.py", "web_referee/blueprints/public.py",
            "controller/commands/bom.py", "controller/commands/firmware.py", "controller/hardware/usb.py",
-           "controller/records/corpus.py", "controller/referee/journal.py",
-           # the club's files: the other half of issue 35 (journal and club) is another branch's
-           "controller/club/broker.py", "controller/club/results.py"}
+           "controller/records/corpus.py", "controller/referee/journal.py", "controller/referee/signing_key.py"}
     found = []
     for path in sorted([*ROOT.glob("controller/**/*.py"), *ROOT.glob("web_referee/**/*.py")]):
         rel = path.relative_to(ROOT).as_posix()
@@ -239,8 +237,49 @@ def test_the_package_has_no_unbounded_reads() -> None:
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if re.search(r"\.read_(text|bytes)\(|stdin\.buffer\.read\(\)|ET\.parse\(", line) and "collection" not in line:
                 found.append(f"{rel}:{n}: {line.strip()}")
-    # script.py reads standard input whole until the lead's line-by-line reading (textfiles.bounded_lines) lands
-    assert [f for f in found if not f.startswith("controller/commands/script.py:")] == [], "\n".join(found)
+    assert found == [], "\n".join(found)
+
+
+
+# -- the club's inputs: broker messages, the password file, the results file ---------------------------------------
+def test_a_deeply_nested_club_message_is_refused_with_its_reason_not_a_traceback(caplog) -> None:  # noqa: ANN001
+    from controller.club.results import ResultBook
+    from web_referee.club import ClubState
+
+    state = ClubState(ResultBook())
+    payload = b"[" * 50_000 + b"]" * 50_000  # under the size cap, far past any nesting a status has
+    state.on_message("facedown/tables/table-1/status", payload)
+    assert state.rejected == 1 and "not JSON" in state.problems[-1] and "nest" in state.problems[-1].lower()
+    assert "Traceback" not in caplog.text
+    state.on_message("facedown/tables/table-1/status", b"\xff\xfe{}")
+    assert state.rejected == 2 and "not UTF-8" in state.problems[-1]
+
+
+def test_the_club_password_and_results_files_are_bounded_and_regular(tmp_path: Path) -> None:
+    from controller.club.broker import ClubError, parse_broker
+    from controller.club.results import ResultBook, ResultError
+
+    fifo = tmp_path / "password"
+    os.mkfifo(fifo)
+    with pytest.raises(ClubError, match="FIFO"):  # refused by what it is, never opened (a FIFO would block)
+        parse_broker("mqtt://127.0.0.1:1883", username="club", password_file=str(fifo))
+    big = tmp_path / "big-password"
+    big.write_bytes(b"x" * 10_000)
+    with pytest.raises(ClubError, match="too large"):
+        parse_broker("mqtt://127.0.0.1:1883", username="club", password_file=str(big))
+    good = tmp_path / "good-password"
+    good.write_text("s3cret\n", encoding="utf-8")
+    assert parse_broker("mqtt://127.0.0.1:1883", username="club", password_file=str(good)).password == "s3cret"
+    results = tmp_path / "results.jsonl"
+    os.mkfifo(results)
+    with pytest.raises(ResultError, match="not a regular file"):
+        ResultBook(results)
+    long_line = tmp_path / "long.jsonl"
+    with long_line.open("wb") as f:
+        f.write(b'{"x": "' + b"y" * (9 * 1024 * 1024))
+    with pytest.raises(ResultError, match="line 1 is longer"):
+        ResultBook(long_line)
+
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))

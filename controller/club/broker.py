@@ -67,10 +67,13 @@ def parse_broker(url: str, *, username: str | None = None, password: str | None 
     if port == 0:
         raise ClubError(f"broker {url!r}: port 0 is not a port")
     if password is None and password_file:
-        try:
-            password = Path(password_file).read_text(encoding="utf-8").splitlines()[0].strip() if Path(password_file).stat().st_size else ""
-        except OSError as exc:
-            raise ClubError(f"{password_file}: cannot read the broker password ({exc.strerror})") from None
+        from controller.textfiles import InputFileError, read_text
+
+        try:  # a regular file of at most 4 kB: a FIFO, a device or a huge file is refused by what it is
+            text = read_text(password_file, "broker password file", cap=4096)
+        except InputFileError as exc:
+            raise ClubError(str(exc)) from None
+        password = (text.splitlines() or [""])[0].strip()
     if password is None and username:
         password = os.environ.get(PASSWORD_ENV)
     if password is not None and not username:

@@ -47,9 +47,11 @@ class Enrolment:
             return
         if st.st_size > MAX_FILE:
             raise ResultError(f"{self.path}: {st.st_size} bytes is larger than {MAX_FILE}: not a club's table list")
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+        from controller.textfiles import parse_json, read_text
+
+        try:  # bounded and a regular file (textfiles): a FIFO or a device is refused by what it is
+            data = parse_json(read_text(self.path, "table list", cap=MAX_FILE), str(self.path))
+        except ValueError as exc:
             raise ResultError(f"{self.path}: cannot read the enrolled tables: {exc}") from None
         tables = data.get("tables") if isinstance(data, dict) else None
         if not isinstance(tables, dict):

@@ -15,12 +15,13 @@ import datetime as dt
 import io
 import json
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from controller.errors import FaceDownError
+from controller.textfiles import parse_json
 
 from .broker import check_table_name
 
@@ -29,6 +30,10 @@ if TYPE_CHECKING:
 
 RECORD_LIMIT = 8 * 1024 * 1024  # a signed record unpacked (a 5,000-ply game is ~0.6 MB without its digests)
 CSV_FIELDS = ("ended_at", "table", "game", "game_key", "players", "winners", "reason", "plies")
+
+
+#: The longest line of the results file read back (a result and its record's reference are far smaller).
+MAX_LINE = 8 * 1024 * 1024
 
 
 class ResultError(FaceDownError, ValueError):
@@ -182,11 +187,11 @@ class ResultBook:
         self._unverified: dict[tuple[str, str], tuple[Result, str]] = {}
         self._lock = threading.Lock()
         if self.path is not None and self.path.exists():
-            for n, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
+            for n, line in self._lines():
                 if not line.strip():
                     continue
                 try:
-                    r = result_from_json(json.loads(line))
+                    r = result_from_json(parse_json(line, f"{self.path}:{n}"))
                 except (ValueError, ResultError) as exc:
                     raise ResultError(f"{self.path}:{n}: {exc}") from None
                 if not r.record:  # kept by a dashboard that did not verify results yet
@@ -196,6 +201,22 @@ class ResultBook:
                 self._unverified.pop(r.key, None)
                 self._results[r.key] = r
                 self._by_record[r.record] = r.key
+
+    def _lines(self) -> Iterator[tuple[int, str]]:
+        """The results file a line at a time, each line bounded (a result with its signed record packs to at most
+        ``MAX_LINE``): the file may grow with the club's season, never one line past reason."""
+        from controller.textfiles import InputFileError, bounded_lines
+
+        assert self.path is not None
+        if not self.path.is_file():  # a FIFO or a device would block or never end
+            raise ResultError(f"{self.path}: the results file is not a regular file")
+        try:
+            with self.path.open("rb") as f:
+                yield from bounded_lines(f, str(self.path), "results file", MAX_LINE)
+        except InputFileError as exc:
+            raise ResultError(str(exc)) from None
+        except OSError as exc:
+            raise ResultError(f"{self.path}: cannot read the results ({exc.strerror or exc})") from None
 
     def add(self, result: Result) -> bool:
         """Count a verified ``result``; False if that exact result was already counted (a retained message seen

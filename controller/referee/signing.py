@@ -93,10 +93,12 @@ def read_key_argument(value: str) -> bytes:
     """``--key``: the key itself, or a file holding it (its first line)."""
     path = Path(value)
     if not value.startswith(KEY_PREFIX) and path.is_file():
-        try:
-            first = path.read_text(encoding="utf-8", errors="replace")[:4096].strip().splitlines()
-        except OSError as exc:
-            raise SignedRecordError(f"{path}: cannot read the key: {exc.strerror}") from None
+        from controller.textfiles import InputFileError, read_text
+
+        try:  # a key file is one short line: bounded, a regular file, UTF-8
+            first = read_text(path, "key file", cap=4096).strip().splitlines()
+        except InputFileError as exc:
+            raise SignedRecordError(str(exc)) from None
         if not first:
             raise SignedRecordError(f"{path}: empty: expected a table's public key (ed25519:BASE64)")
         return parse_key(first[0])
