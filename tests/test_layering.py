@@ -31,6 +31,7 @@ LAYERS: list[list[str]] = [
     ["controller.referee"],
     ["controller.announce"],
     ["controller.club"],
+    ["controller.remote"],
     ["web_referee"],
     ["controller.commands"],
     ["controller.cli"],

@@ -1,0 +1,291 @@
+"""Remote play through a real Mosquitto on loopback: one host referees, two simulated boards play (each seat's own
+pieces real, the other's anonymous tokens moved as instructed), with attacks, fix-ups on both boards, a wrongly
+moved token, a refused move, and an audit of every byte each board receives (no hidden kind of the other side)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_club_support import Mosquitto, wait_for
+
+from controller.club.broker import parse_broker
+from controller.remote.host import RemoteHost
+from controller.remote.mirror import HIDDEN
+from controller.remote.protocol import RemoteError, parse_join, unseal
+from controller.remote.seat import RemoteSeat
+from controller.rules import load_game, redact_ruling
+from controller.rules.deploy import random_deployment
+from controller.sensing.sim import SimBoard
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class Board:
+    """One seat's simulated board, driven synchronously by the test, and its remote seat."""
+
+    def __init__(self, game: str, url: str, code: str, tmp: Path) -> None:
+        self.clock = Clock()
+        self.sim = SimBoard(load_game(game).station_ids, clock=self.clock)
+        join = parse_join(code)
+        self.seat = RemoteSeat(game, parse_broker(url), join, self.sim, state_path=tmp / f"{join.seat}.json", keep_wire=True)
+        self.name = join.seat
+        self.seat.start()
+
+    @property
+    def session(self) -> Any:
+        return self.seat.session
+
+    def settle(self) -> None:
+        self.clock.t += 0.1
+        snap = self.sim.tick()
+        if snap is not None:
+            self.session.on_snapshot(snap)
+
+    def lift(self, s: str) -> None:
+        self.sim.lift(s)
+        self.settle()
+
+    def place(self, s: str) -> None:
+        self.sim.place(s)
+        self.settle()
+
+    def target(self) -> set[str]:
+        with self.session.lock:
+            awaited = self.session.recognizer.fixup_target()
+            return set(awaited[0]) if awaited is not None else set(self.session.expected_board())
+
+    def fix(self) -> None:
+        """Do what this board's referee asks until it waits for nothing (laying out, fix-ups)."""
+        for _ in range(4):
+            want = self.target()
+            have = set(self.sim.raw_occupied())
+            for s in sorted(have - want):
+                self.lift(s)
+            for s in sorted(want - have):
+                self.place(s)
+            with self.session.lock:
+                awaited = self.session.recognizer.fixup_target()
+                left = awaited[1] if awaited is not None else frozenset()
+            for s in sorted(left):  # one piece replaced by another: its station must be seen empty once
+                self.lift(s)
+                self.place(s)
+            if not self.session.recognizer.fixing:
+                return
+        raise AssertionError(f"{self.name}'s board never matched: {self.session.view(self.name).guidance}")
+
+    def move(self, frm: str, to: str) -> None:
+        attack = to in self.sim.raw_occupied()
+        self.lift(frm)
+        if attack:
+            self.lift(to)
+        self.place(to)
+
+    def messages(self) -> list[dict[str, Any]]:
+        """Every message this board's link received, unsealed where it is the host's (public ones as sent)."""
+        out = []
+        assert self.seat.link.wire is not None
+        for topic, payload in list(self.seat.link.wire):
+            if "/public/" in topic:
+                out.append({"topic": topic, "public": json.loads(payload)})
+            else:
+                out.append({"topic": topic, **unseal(self.seat.join.secret, payload)})
+        return out
+
+    def stop(self) -> None:
+        self.seat.stop()
+
+
+@pytest.fixture()
+def broker(tmp_path: Path) -> Any:
+    b = Mosquitto(tmp_path)
+    b.start()
+    yield b
+    b.stop()
+
+
+def start_game(game: str, broker: Any, tmp_path: Path, seed: int = 3) -> tuple[RemoteHost, dict[str, Board]]:
+    host = RemoteHost(game, parse_broker(broker.url), journal_path=tmp_path / "host.sqlite", game_id="t1")
+    host.start()
+    codes = {s: str(c) for s, c in host.join_codes().items()}
+    boards = {s: Board(game, broker.url, codes[s], tmp_path) for s in host.seats}
+    rng = random.Random(seed)
+    for side, b in boards.items():
+        wait_for(lambda b=b: b.seat.synced, what=f"{side} synced")
+        placement = random_deployment(b.session.game, side, rng, b.session.state.options)
+        assert b.session.register_setup(side, placement) == []
+    wait_for(lambda: host.session.state.phase == "play", what="the host's game to start")
+    for side, b in boards.items():
+        wait_for(lambda b=b: b.session.state.phase == "play", what=f"{side}'s board to start")
+        b.fix()
+    return host, boards
+
+
+def play_ply(host: RemoteHost, boards: dict[str, Board], rng: random.Random, *, wrong_first: bool = False) -> bool:
+    """The side to move moves on its own board (an attack when it has one); the other board is told and moves the
+    token (wrongly first, if asked and it can: True then); both boards do their fix-ups."""
+    wrong_done = False
+    st = host.session.state
+    mover = st.turn
+    ply = st.ply
+    moves = st.legal_moves()
+    attacks = [m for m in moves if m[1] in st.board]
+    frm, to = rng.choice(attacks) if attacks and rng.random() < 0.7 else rng.choice(moves)
+    boards[mover].move(frm, to)
+    wait_for(lambda: boards[mover].session.state.ply == ply + 1, what=f"the ruling of {mover}'s {frm}-{to}")
+    assert host.session.state.ply == ply + 1
+    boards[mover].fix()
+    for side, b in boards.items():
+        if side == mover:
+            continue
+        wait_for(lambda b=b: b.session.instruction(mover) is not None, what=f"{side}'s board to be told {frm}-{to}")
+        wrong = None
+        if wrong_first:
+            # a token moved to a wrong (empty) neighbour of the instructed one: a mismatch, nothing judged
+            topo = host.session.state.topo
+            wrong = next((n for n in sorted(topo.neighbours(topo.all_kinds)[frm])
+                          if n not in b.sim.raw_occupied() and n != to), None)
+        if wrong_first and wrong is not None:
+            wrong_done = True
+            b.move(frm, wrong)
+            assert b.session.mismatch is not None
+            assert any(e.public.get("kind") == "wrong_move" for e in b.session.log[-3:])
+            assert b.session.state.ply == ply, "a wrong token move was judged"
+            b.lift(wrong)
+            b.place(frm)
+            assert b.session.mismatch is None
+        b.move(frm, to)
+        assert b.session.state.ply == ply + 1, f"{side}'s board did not take {frm}-{to}"
+        b.fix()
+    return wrong_done
+
+
+def audit(board: Board, host: RemoteHost) -> int:
+    """Every kind of another side named in a message this board received before the game was over was one this
+    seat was entitled to (the redaction layer's rulings say which); no public message names a kind at all."""
+    seat = board.name
+    st = host.session.state
+    entitled: set[tuple[str, int | None]] = {(p.owner, p.uid) for p in st.board.values() if p.public or seat in p.known_to}
+    told_kinds: set[str] = set()
+    for r in st.history:
+        red = redact_ruling(r, seat)
+        if "piece" in red:
+            entitled.add((r.side, r.mover_uid))
+            told_kinds.add(r.mover_type)
+        if "defender_piece" in red:
+            entitled.add((r.defender_side or "", r.defender_uid))
+            told_kinds.add(r.defender_type or "")
+        told_kinds |= {x["piece"] for x in red["reveals"]} | {x["piece"] for x in red["removed"] if "piece" in x}
+    kinds = {p.id for p in st.game.pieces}
+    checked = 0
+
+    def walk(node: Any, where: str) -> None:
+        nonlocal checked
+        if isinstance(node, dict):
+            for owner_key, piece_key in (("owner", "piece"), ("side", "piece"), ("player", "piece"),
+                                         ("defender_side", "defender_piece"), ("defender", "defender_piece")):
+                owner, kind = node.get(owner_key), node.get(piece_key)
+                if isinstance(owner, str) and owner != seat and kind in kinds:
+                    checked += 1
+                    uid = node.get("uid")
+                    ok = (owner, uid) in entitled if uid is not None else kind in told_kinds
+                    assert ok, f"{seat} was sent {owner}'s hidden {kind} in {where}: {node}"
+            for k, v in node.items():
+                walk(v, f"{where}.{k}")
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{where}[{i}]")
+
+    for m in board.messages():
+        if "public" in m:
+            if m["topic"].endswith("/record") or "/salts-" in m["topic"]:
+                continue  # the post-game record: everything is shown once the game is over
+            text = json.dumps(m["public"])
+            assert not any(f'"{k}"' in text for k in kinds), f"a public message names a kind: {text[:200]}"
+            continue
+        if m["view"]["phase"] == "over":
+            continue
+        walk(m, f"{m['topic']}#{m['seq']}")
+    # and the mirror never held a kind it may not know
+    for p in board.session.state.board.values():
+        if p.owner != seat and p.type != HIDDEN:
+            assert (p.owner, p.uid) in entitled or st.phase == "over"
+    return checked
+
+
+def test_join_codes_are_checked_with_clear_messages() -> None:
+    with pytest.raises(RemoteError, match="expected fdj1"):
+        parse_join("nonsense")
+    with pytest.raises(RemoteError, match="damaged"):
+        parse_join("fdj1.g1.red.zz")
+    with pytest.raises(RemoteError, match="red's, not blue's"):
+        parse_join("fdj1.g1.red." + "a" * 32, seat="blue")
+
+
+def test_two_boards_play_stratego_through_the_host(broker: Any, tmp_path: Path) -> None:
+    host, boards = start_game("stratego", broker, tmp_path)
+    try:
+        rng = random.Random(5)
+        attacks = 0
+        wrong = False
+        for _ in range(24):
+            if host.session.state.phase != "play":
+                break
+            wrong = play_ply(host, boards, rng, wrong_first=not wrong) or wrong
+            attacks += host.session.state.history[-1].kind == "attack"
+        assert attacks >= 2, "the scripted game made too few attacks to test fix-ups"
+        assert wrong, "no token was moved wrongly"
+        # both boards are in step with the host: same ply, turn, and the same stations held by the same owners
+        truth = {s: (p.owner, p.uid) for s, p in host.session.state.board.items()}
+        for b in boards.values():
+            st = b.session.state
+            assert (st.ply, st.turn) == (host.session.state.ply, host.session.state.turn)
+            assert {s: (p.owner, p.uid) for s, p in st.board.items()} == truth
+            assert set(b.sim.raw_occupied()) == set(truth)
+            assert b.session.pending is None and b.session.mismatch is None
+            assert audit(b, host) > 0
+    finally:
+        for b in boards.values():
+            b.stop()
+        host.stop()
+
+
+def test_a_refused_move_is_put_back_on_the_movers_board_only(broker: Any, tmp_path: Path) -> None:
+    host, boards = start_game("stratego", broker, tmp_path, seed=4)
+    try:
+        st = host.session.state
+        mover = st.turn
+        from controller.rules import Move
+
+        bomb, empty = next((s, t) for s, p in sorted(st.board.items()) if p.owner == mover and p.type == "bomb"
+                           for t in st.game.station_ids if t not in st.board and st.topo.passable[t]
+                           and st.why_illegal(Move(s, t)) is not None)
+        b = boards[mover]
+        b.move(bomb, empty)
+        wait_for(lambda: b.session.pending is not None and b.session.pending.kind == "illegal", what="the refusal")
+        assert host.session.state.ply == 0
+        said = [e.public for e in b.session.log if e.public.get("event") == "illegal"]
+        assert said and said[-1]["reason"]["code"] != "reason.not_allowed"  # the mover hears why
+        other = next(s for s in boards if s != mover)
+        wait_for(lambda: any(e.public.get("event") == "illegal" for e in boards[other].session.log), what="the notice")
+        theirs = next(e.public for e in boards[other].session.log if e.public.get("event") == "illegal")
+        assert theirs["reason"]["code"] == "reason.not_allowed"  # the other seat only hears a move was refused
+        b.lift(empty)
+        b.place(bomb)
+        assert b.session.pending is None
+        rng = random.Random(1)
+        play_ply(host, boards, rng)  # and play goes on, the refused try not judged twice
+        assert host.session.state.ply == 1
+    finally:
+        for b in boards.values():
+            b.stop()
+        host.stop()
