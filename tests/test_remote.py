@@ -169,7 +169,7 @@ def play_ply(host: RemoteHost, boards: dict[str, Board], rng: random.Random, *, 
     return wrong_done
 
 
-def audit(board: Board, host: RemoteHost) -> int:
+def audit(board: Board, host: RemoteHost, pages: list[dict[str, Any]] = ()) -> int:  # type: ignore[assignment]
     """Every kind of another side named in a message this board received before the game was over was one this
     seat was entitled to (the redaction layer's rulings say which); no public message names a kind at all."""
     seat = board.name
@@ -215,6 +215,9 @@ def audit(board: Board, host: RemoteHost) -> int:
         if m["view"]["phase"] == "over":
             continue
         walk(m, f"{m['topic']}#{m['seq']}")
+    for i, page in enumerate(pages):  # what the seat's page received (its state, each answer)
+        if (page.get("status") or {}).get("phase") != "over":
+            walk(page, f"page#{i}")
     # and the mirror never held a kind it may not know
     for p in board.session.state.board.values():
         if p.owner != seat and p.type != HIDDEN:
@@ -288,4 +291,128 @@ def test_a_refused_move_is_put_back_on_the_movers_board_only(broker: Any, tmp_pa
     finally:
         for b in boards.values():
             b.stop()
+        host.stop()
+
+
+class Phone:
+    """A seat played from its page alone: a simulated board tapped through the web referee's own routes (the
+    Flask test client), every answer kept for the audit. The player reads only what the page says."""
+
+    def __init__(self, board: Board) -> None:
+        import re
+
+        from web_referee.app import create_app
+
+        self.board = board
+        self.key = board.seat.table.tokens[board.name]
+        self.client = create_app(board.seat.table).test_client()
+        html = self.client.get(f"/seat/{self.key}").get_data(as_text=True)
+        found = re.search(r'name="facedown-csrf" content="([0-9a-f]+)"', html)
+        assert found, "the seat page carries its CSRF token"
+        self.csrf = found.group(1)
+        self.pages: list[dict[str, Any]] = []
+
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        r = self.client.post(f"/api/{self.key}{path}", json=body, headers={"X-CSRF-Token": self.csrf})
+        assert r.status_code == 200, r.get_data(as_text=True)
+        self.pages.append(r.get_json())
+        return r.get_json()
+
+    def state(self) -> dict[str, Any]:
+        r = self.client.get(f"/api/{self.key}/state")
+        assert r.status_code == 200
+        self.pages.append(r.get_json())
+        return r.get_json()
+
+    def tap(self, station: str) -> None:
+        self.post("/sim/toggle", {"station": station})
+        self.board.settle()
+
+    def deploy(self) -> None:
+        placement = self.post("/setup/random", {})["placement"]
+        self.post("/setup", {"placement": placement})
+
+    def do_as_told(self) -> None:
+        """Tap what the page's guidance asks, step by step, until it asks for nothing."""
+        for _ in range(200):
+            page = self.state()
+            todo = [s for s in (page["guidance"] or {}).get("steps", []) if not s.get("done")]
+            if not todo:
+                return
+            occupied = set(page["occupied"])
+            st = todo[0]
+            station, action = st["station"], st["action"]
+            if action in ("remove", "take_off", "return", "wrong_piece"):
+                if station in occupied:
+                    self.tap(station)
+                elif st.get("to") and st["to"] not in occupied:
+                    self.tap(st["to"])
+                else:  # emptied already, but a piece must replace it: put it back
+                    self.tap(station)
+            elif station not in occupied:
+                self.tap(station)
+            else:  # occupied, but the piece must be seen lifted once (one piece replaces another)
+                self.tap(station)
+        raise AssertionError(f"the page kept asking: {self.state()['guidance']}")
+
+    def move(self, frm: str, to: str) -> None:
+        attack = to in set(self.state()["occupied"])
+        self.tap(frm)
+        if attack:
+            self.tap(to)
+        self.tap(to)
+
+    def follow_instruction(self) -> None:
+        ins = self.state()["instruction"]
+        assert ins is not None, "the page shows the other side's move to make"
+        self.move(ins["from"], ins["to"])
+
+
+def test_one_side_plays_from_its_phone_page(broker: Any, tmp_path: Path) -> None:
+    host = RemoteHost("stratego", parse_broker(broker.url), journal_path=tmp_path / "host.sqlite", game_id="t2")
+    host.start()
+    codes = {s: str(c) for s, c in host.join_codes().items()}
+    red, blue = (Board("stratego", broker.url, codes[s], tmp_path) for s in host.seats)
+    phone = Phone(blue)
+    try:
+        wait_for(lambda: red.seat.synced and blue.seat.synced, what="both seats synced")
+        assert red.session.register_setup("red", random_deployment(red.session.game, "red", random.Random(1),
+                                                                     red.session.state.options)) == []
+        phone.deploy()
+        wait_for(lambda: red.session.state.phase == "play" and blue.session.state.phase == "play", what="the start")
+        red.fix()
+        phone.do_as_told()  # its own pieces and red's tokens, as the page lists them
+        assert blue.session.pending is None
+        rng = random.Random(2)
+        for _ in range(12):
+            st = host.session.state
+            if st.phase != "play":
+                break
+            ply = st.ply
+            moves = st.legal_moves()
+            attacks = [m for m in moves if m[1] in st.board]
+            frm, to = rng.choice(attacks) if attacks else rng.choice(moves)
+            if st.turn == "red":
+                red.move(frm, to)
+                wait_for(lambda ply=ply: red.session.state.ply == ply + 1, what="red's ruling")
+                red.fix()
+                wait_for(lambda: phone.state()["instruction"] is not None, what="the phone to show red's move")
+                phone.follow_instruction()
+                phone.do_as_told()
+            else:
+                phone.move(frm, to)
+                wait_for(lambda ply=ply: blue.session.state.ply == ply + 1, what="blue's ruling")
+                phone.do_as_told()
+                wait_for(lambda: red.session.instruction("blue") is not None, what="red's board to be told")
+                red.move(frm, to)
+                red.fix()
+            assert red.session.state.ply == blue.session.state.ply == host.session.state.ply == ply + 1
+        truth = {s: p.owner for s, p in host.session.state.board.items()}
+        assert {s: p.owner for s, p in blue.session.state.board.items()} == truth
+        assert set(phone.state()["occupied"]) == set(truth)
+        assert audit(blue, host, phone.pages) > 0
+        assert audit(red, host) > 0
+    finally:
+        red.stop()
+        blue.stop()
         host.stop()
