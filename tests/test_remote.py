@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -416,3 +417,64 @@ def test_one_side_plays_from_its_phone_page(broker: Any, tmp_path: Path) -> None
         red.stop()
         blue.stop()
         host.stop()
+
+
+def paho_client(port: int, user: str | None, password: str | None) -> Any:
+    import paho.mqtt.client as mqtt
+
+    got: list[tuple[str, bytes]] = []
+    result: dict[str, Any] = {}
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"probe-{user}-{time.monotonic_ns()}")
+    if user:
+        c.username_pw_set(user, password)
+    c.on_connect = lambda cl, u, f, rc, p: result.setdefault("rc", rc)
+    c.on_message = lambda cl, u, msg: got.append((msg.topic, bytes(msg.payload)))
+    c.connect("127.0.0.1", port)
+    c.loop_start()
+    wait_for(lambda: "rc" in result, what="the broker's answer")
+    return c, result["rc"], got
+
+
+def test_generated_logins_and_acl_keep_each_seat_to_its_own_messages(tmp_path: Path) -> None:
+    broker = Mosquitto(tmp_path)
+    host = RemoteHost("stratego", parse_broker(broker.url), journal_path=tmp_path / "host.sqlite", game_id="t3")
+    passwd, acl = host.write_broker_files(tmp_path / "broker")
+    assert oct(passwd.stat().st_mode & 0o777) == "0o600"
+    text = broker.conf.read_text().replace("allow_anonymous true",
+                                           f"allow_anonymous false\npassword_file {passwd}\nacl_file {acl}")
+    broker.conf.write_text(text)
+    broker.start()
+    clients = []
+    try:
+        host.start()
+        codes = host.join_codes()
+        red = Board("stratego", broker.url, str(codes["red"]), tmp_path)
+        blue = Board("stratego", broker.url, str(codes["blue"]), tmp_path)
+        clients += [red, blue]
+        # nobody without a login, or with a wrong password, gets in
+        for user, pw in ((None, None), ("fd-t3-red", "0" * 32)):
+            c, rc, _ = paho_client(broker.port, user, pw)
+            c.loop_stop()
+            assert rc.is_failure, f"{user} logged in with a wrong password"
+        # red's own login cannot read blue's messages, nor write blue's moves
+        spy, rc, got = paho_client(broker.port, "fd-t3-red", codes["red"].secret)
+        assert not rc.is_failure
+        spy.subscribe("facedown/remote/t3/out/blue", qos=1)
+        spy.subscribe("facedown/remote/t3/sync/blue", qos=1)
+        spy.subscribe("facedown/remote/t3/in/blue", qos=1)
+        time.sleep(0.2)
+        wait_for(lambda: red.seat.synced and blue.seat.synced, what="both seats synced through the ACL")
+        assert blue.session.register_setup("blue", random_deployment(blue.session.game, "blue", random.Random(3),
+                                                                       blue.session.state.options)) == []
+        wait_for(lambda: "blue" in host.session.state.deployments, what="blue's deployment at the host")
+        wait_for(lambda: host.outbox["blue"] and blue.seat.last_seq == len(host.outbox["blue"]), what="blue's messages")
+        forged = spy.publish("facedown/remote/t3/in/blue", b'{"m":"{}","mac":"x"}', qos=1)
+        forged.wait_for_publish(2)
+        time.sleep(0.3)
+        spy.loop_stop()
+        assert got == [], f"red's login read blue's topics: {[t for t, _ in got]}"
+    finally:
+        for b in clients:
+            b.stop()
+        host.stop()
+        broker.stop()
