@@ -478,3 +478,40 @@ def test_generated_logins_and_acl_keep_each_seat_to_its_own_messages(tmp_path: P
             b.stop()
         host.stop()
         broker.stop()
+
+
+def test_a_whole_luzhanqi_game_and_its_record_checked_against_the_commitments(broker: Any, tmp_path: Path) -> None:
+    from controller.remote import commitment
+
+    host, boards = start_game("luzhanqi", broker, tmp_path, seed=2)
+    try:
+        rng = random.Random(0)
+        for _ in range(200):
+            if host.session.state.phase != "play":
+                break
+            play_ply(host, boards, rng)
+        st = host.session.state
+        assert st.ply >= 10 and sum(r.kind == "attack" for r in st.history) >= 3
+        assert st.phase == "over", f"the scripted game did not finish in 200 plies (ply {st.ply})"
+        for side, b in boards.items():
+            assert b.session.state.phase == "over" and b.session.state.result is not None
+            assert b.session.state.result.winners == st.result.winners
+            audit(b, host)  # Luzhanqi tells outcomes only: no kind of the other side may be named at all
+            # the record is out, both sides' salts too: each board checks both deployments and every ruling
+            wait_for(lambda b=b: b.seat.audit == [] and len(b.seat.revealed) == 2, what=f"{side}'s check of the record")
+        # a referee that judged another deployment than the one committed to is caught
+        red = boards["red"].seat
+        rec = red.record
+        assert rec is not None
+        judged = dict(rec["deployments"]["blue"])
+        a, b2 = next((x, y) for x in judged for y in judged if judged[x] != judged[y])
+        judged[a], judged[b2] = judged[b2], judged[a]
+        assert commitment.check_deployment("t1", "blue", judged, red.commitments["blue"], red.revealed["blue"])
+        told = [dict(r) for r in rec["rulings"]]
+        attack = next(i for i, r in enumerate(told) if r["kind"] == "attack")
+        told[attack]["outcome"] = {"attacker": "defender"}.get(told[attack]["outcome"], "attacker")
+        assert commitment.replay_problems(rec["rules"], rec["options"], rec["deployments"], rec["moves"], told)
+    finally:
+        for b in boards.values():
+            b.stop()
+        host.stop()
