@@ -131,19 +131,31 @@ def start_game(game: str, broker: Any, tmp_path: Path, seed: int = 3) -> tuple[R
     return host, boards
 
 
-def play_ply(host: RemoteHost, boards: dict[str, Board], rng: random.Random, *, wrong_first: bool = False) -> bool:
-    """The side to move moves on its own board (an attack when it has one); the other board is told and moves the
-    token (wrongly first, if asked and it can: True then); both boards do their fix-ups."""
-    wrong_done = False
-    st = host.session.state
-    mover = st.turn
-    ply = st.ply
+def choose(st: Any, rng: random.Random) -> tuple[str, str]:
+    """The scripted player's move: an attack when it has one (mostly), else any legal move."""
     moves = st.legal_moves()
     attacks = [m for m in moves if m[1] in st.board]
     frm, to = rng.choice(attacks) if attacks and rng.random() < 0.7 else rng.choice(moves)
+    return frm, to
+
+
+def play_ply(host: RemoteHost, boards: dict[str, Board], rng: random.Random, *, wrong_first: bool = False) -> bool:
+    """The side to move moves on its own board (an attack when it has one); the other board is told and moves the
+    token (wrongly first, if asked and it can: True then); both boards do their fix-ups."""
+    st = host.session.state
+    mover, ply = st.turn, st.ply
+    frm, to = choose(st, rng)
     boards[mover].move(frm, to)
-    wait_for(lambda: boards[mover].session.state.ply == ply + 1, what=f"the ruling of {mover}'s {frm}-{to}")
+    done = carry_out(boards, mover, frm, to, ply, wrong_first=wrong_first)
     assert host.session.state.ply == ply + 1
+    return done
+
+
+def carry_out(boards: dict[str, Board], mover: str, frm: str, to: str, ply: int, *, wrong_first: bool = False) -> bool:
+    """After ``mover`` moved ``frm``-``to`` on its board: its ruling and fix-up there, then the token moved (wrongly
+    first, if asked and it can) and the fix-up on every other board."""
+    wrong_done = False
+    wait_for(lambda: boards[mover].session.state.ply == ply + 1, what=f"the ruling of {mover}'s {frm}-{to}")
     boards[mover].fix()
     for side, b in boards.items():
         if side == mover:
@@ -152,7 +164,7 @@ def play_ply(host: RemoteHost, boards: dict[str, Board], rng: random.Random, *, 
         wrong = None
         if wrong_first:
             # a token moved to a wrong (empty) neighbour of the instructed one: a mismatch, nothing judged
-            topo = host.session.state.topo
+            topo = b.session.state.topo
             wrong = next((n for n in sorted(topo.neighbours(topo.all_kinds)[frm])
                           if n not in b.sim.raw_occupied() and n != to), None)
         if wrong_first and wrong is not None:
@@ -168,6 +180,45 @@ def play_ply(host: RemoteHost, boards: dict[str, Board], rng: random.Random, *, 
         assert b.session.state.ply == ply + 1, f"{side}'s board did not take {frm}-{to}"
         b.fix()
     return wrong_done
+
+
+class Truth:
+    """The game as the test knows it without the host (both boards' deployments, the moves made): an undisturbed
+    run of the same moves, from which the scripted players choose."""
+
+    def __init__(self, boards: dict[str, Board]) -> None:
+        from controller.rules import new_game
+
+        self.boards = boards
+        self.st = new_game(next(iter(boards.values())).session.game)
+        for side, b in boards.items():
+            self.st.deploy(side, dict(b.seat.placement))
+        self.pending: tuple[str, str, str, int] | None = None
+
+    def phase(self) -> str:
+        return self.st.phase
+
+    def move_start(self, rng: random.Random) -> None:
+        frm, to = choose(self.st, rng)
+        self.pending = (self.st.turn, frm, to, self.st.ply)
+        self.boards[self.st.turn].move(frm, to)
+
+    def move_finish(self) -> None:
+        from controller.rules import Move
+
+        assert self.pending is not None
+        mover, frm, to, ply = self.pending
+        self.pending = None
+        carry_out(self.boards, mover, frm, to, ply)
+        ruling = self.st.apply(Move(frm, to))
+        for b in self.boards.values():
+            told = b.seat.received_rulings[-1]
+            assert (told["ply"], told["kind"], told["outcome"]) == (ruling.ply, ruling.kind, ruling.outcome)
+            assert b.session.state.phase == self.st.phase
+
+    def play(self, rng: random.Random) -> None:
+        self.move_start(rng)
+        self.move_finish()
 
 
 def audit(board: Board, host: RemoteHost, pages: list[dict[str, Any]] = ()) -> int:  # type: ignore[assignment]
@@ -515,3 +566,126 @@ def test_a_whole_luzhanqi_game_and_its_record_checked_against_the_commitments(br
         for b in boards.values():
             b.stop()
         host.stop()
+
+
+def replayed_result(host_state: Any) -> Any:
+    """The result of the same moves on the same deployments, judged by the rules alone (an undisturbed game)."""
+    from controller.rules import Move, new_game
+
+    st = new_game(host_state.game, dict(host_state.options))
+    for side in st.game.sides:
+        st.deploy(side, dict(host_state.deployments[side]))
+    for r in host_state.history:
+        st.apply(Move(r.frm, r.to))
+    return st
+
+
+def check_undisturbed(host: Any, boards: dict[str, Board]) -> None:
+    """Nothing judged twice or lost: the host's journal holds each move once, every board was told each ruling
+    exactly once, in order, and the game is what the same moves give undisturbed."""
+    st = host.session.state
+    events = host.table.journal.events(host.table.game_id)
+    moves = [(e.data["from"], e.data["to"]) for e in events if e.kind == "move"]
+    assert moves == [(r.frm, r.to) for r in st.history]
+    again = replayed_result(st)
+    assert [(r.kind, r.outcome) for r in again.history] == [(r.kind, r.outcome) for r in st.history]
+    assert (again.result.to_json() if again.result else None) == (st.result.to_json() if st.result else None)
+    for side, b in boards.items():
+        plies = [r["ply"] for r in b.seat.received_rulings]
+        assert plies == sorted(set(plies)), f"{side} was told a ruling twice or out of order: {plies}"
+        assert b.session.state.ply == st.ply
+
+
+def test_broker_restart_and_a_board_restarted_mid_game(broker: Any, tmp_path: Path) -> None:
+    host, boards = start_game("luzhanqi", broker, tmp_path, seed=7)
+    try:
+        rng = random.Random(4)
+        for _ in range(3):
+            play_ply(host, boards, rng)
+        # the broker goes away while the side to move moves: its move waits on the board, nothing is lost
+        broker.stop()
+        st = host.session.state
+        mover = st.turn
+        frm, to = next(m for m in st.legal_moves())
+        boards[mover].move(frm, to)
+        time.sleep(0.3)
+        assert host.session.state.ply == 3
+        broker.start()
+        wait_for(lambda: boards[mover].session.state.ply == 4, what="the move judged once the broker is back")
+        boards[mover].fix()
+        other = next(s for s in boards if s != mover)
+        wait_for(lambda: boards[other].session.instruction(mover) is not None, what="the other board told")
+        # the other board's process dies before its player moved the token; a new one starts from nothing but its
+        # state file, on the board as the player left it
+        old = boards[other]
+        occupied = set(old.sim.raw_occupied())
+        old.stop()
+        fresh = Board("luzhanqi", broker.url, str(old.seat.join), tmp_path)
+        fresh.sim.fill(occupied)
+        fresh.settle()
+        boards[other] = fresh
+        wait_for(lambda: fresh.seat.synced and fresh.session.state.ply == 4, what="the restarted board resumed")
+        assert fresh.session.pending is not None and fresh.session.pending.kind == "board"  # the whole board checked
+        fresh.fix()  # the player makes the board match: the token moved, the fix-up done
+        assert fresh.seat.placement == old.seat.placement and fresh.seat.salts == old.seat.salts
+        for _ in range(200):
+            if host.session.state.phase != "play":
+                break
+            play_ply(host, boards, rng)
+        assert host.session.state.phase == "over"
+        check_undisturbed(host, {s: b for s, b in boards.items() if s != other})
+        wait_for(lambda: all(b.seat.audit == [] for b in boards.values()), what="both boards' check of the record")
+    finally:
+        for b in boards.values():
+            b.stop()
+        host.stop()
+
+
+def test_the_host_killed_and_restarted_from_its_journal(broker: Any, tmp_path: Path) -> None:
+    import re
+    import signal
+
+    from cli_process import Cli
+
+    journal = tmp_path / "host.sqlite"
+    cmd = ["host", "luzhanqi", "--broker", broker.url, "--game-id", "t9", "--journal", str(journal)]
+    proc = Cli(cmd)
+    boards: dict[str, Board] = {}
+    try:
+        proc.wait_for("blue: facedown play")
+        codes = dict(re.findall(r"  (\w+): facedown play .* --join (\S+)", proc.output))
+        boards = {s: Board("luzhanqi", broker.url, codes[s], tmp_path) for s in ("red", "blue")}
+        rng = random.Random(8)
+        for side, b in boards.items():
+            wait_for(lambda b=b: b.seat.synced, what=f"{side} synced")
+            assert b.session.register_setup(side, random_deployment(b.session.game, side, rng, b.session.state.options)) == []
+        for side, b in boards.items():
+            wait_for(lambda b=b: b.session.state.phase == "play", what=f"{side}'s start")
+            b.fix()
+        truth = Truth(boards)
+        plies = 0
+        for round_ in range(200):
+            if truth.phase() != "play":
+                break
+            if round_ in (2, 5):
+                proc.proc.send_signal(signal.SIGKILL)
+                proc.proc.wait()
+                if round_ == 5:  # and a move made while the host is down waits for it
+                    truth.move_start(rng)
+                proc = Cli(cmd)
+                proc.wait_for("blue: facedown play")
+                assert dict(re.findall(r"  (\w+): facedown play .* --join (\S+)", proc.output)) == codes
+                if round_ == 5:
+                    truth.move_finish()
+                    plies += 1
+                    continue
+            truth.play(rng)
+            plies += 1
+        assert truth.phase() == "over", "the game did not finish"
+        for side, b in boards.items():
+            told = [r["ply"] for r in b.seat.received_rulings]
+            assert told == list(range(1, plies + 1)), f"{side} was told {told}"
+    finally:
+        for b in boards.values():
+            b.stop()
+        proc.stop()

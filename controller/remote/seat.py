@@ -141,6 +141,10 @@ class RemoteSeat:
                 self._drain()
             elif m["seq"] > self.last_seq:
                 self._ask()
+            elif self.sent is not None and m["seq"] == self.last_seq:
+                # the host (re)published where the game is, and has not answered what this board sent: it may
+                # have been lost while the broker or the host was away, so it goes again (judged once at most)
+                self._send({**self.sent, "have": self.last_seq})
 
     def _on_out(self, topic: str, payload: bytes) -> None:
         m = self._unseal(payload)
