@@ -32,6 +32,7 @@ class Link:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = lambda *a: self.connected.clear()
         self.client.on_message = self._on_message
+        self.client.on_socket_open = self._no_delay
 
     def start(self, timeout: float = 10.0) -> None:
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=10)
@@ -45,6 +46,17 @@ class Link:
 
     def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
         self.client.publish(topic, payload, qos=1, retain=retain)
+
+    @staticmethod
+    def _no_delay(client: Any, userdata: Any, sock: Any) -> None:
+        """Send each message at once: a move is one small packet, and Nagle's algorithm would hold it for the
+        broker's delayed ACK (~40 ms on Linux)."""
+        import socket
+
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except (OSError, AttributeError):  # not a TCP socket (a test double, a WebSocket transport)
+            pass
 
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any = None) -> None:
         if getattr(reason, "is_failure", False):
