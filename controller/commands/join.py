@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,10 @@ def state_path(game_id: str, seat: str) -> Path:
     return Path(base) / "facedown" / f"remote-{game_id}-{seat}.json"
 
 
-def run_remote(args: argparse.Namespace, game_id: str, profile: Any, board: Any) -> int:
+def run_remote(args: argparse.Namespace, game_id: str, profile: Any, board: Any,
+               read_setup_file: Callable[[str], dict[str, str]]) -> int:
+    """Play ``args.seat`` of the hosted game on ``board`` (``read_setup_file``: play's reader of --setup files)."""
     from controller.club.broker import parse_broker
-    from controller.commands.play import read_setup_file
     from controller.errors import FaceDownError
     from controller.remote.protocol import parse_join
     from controller.remote.seat import RemoteSeat

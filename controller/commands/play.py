@@ -188,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
             raise SystemExit("facedown play: --join needs --remote URL, the host's broker")
         from controller.commands.join import run_remote
 
-        return run_remote(args, game_id, profile, board)
+        return run_remote(args, game_id, profile, board, read_setup_file)
     # rfid/hybrid boards check every piece's tag on every move; with a check-in pad the tags are only bound at setup
     # (the reeds track occupancy from then on), so the session reads the setups off the tags but never checks them
     use_tags = sensing in ("rfid", "hybrid")
