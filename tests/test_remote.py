@@ -689,3 +689,35 @@ def test_the_host_killed_and_restarted_from_its_journal(broker: Any, tmp_path: P
         for b in boards.values():
             b.stop()
         proc.stop()
+
+
+def test_facedown_play_remote_joins_from_the_command_line(broker: Any, tmp_path: Path) -> None:
+    from cli_process import Cli
+
+    host = RemoteHost("stratego", parse_broker(broker.url), journal_path=tmp_path / "host.sqlite", game_id="t5")
+    host.start()
+    code = str(host.join_codes()["red"])
+    placement = random_deployment(host.game, "red", random.Random(1), host.session.state.options)
+    (tmp_path / "red.json").write_text(json.dumps(placement))
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    base = ["play", "stratego", "--board", "sim", "--no-web", "--announce", "none", "--remote", broker.url]
+    try:
+        # clumsy newcomers: another seat's code, no code, a damaged one
+        for extra, said in ((["--seat", "blue", "--join", code], "the join code is red's, not blue's"),
+                            (["--seat", "red"], "needs --join CODE"),
+                            (["--seat", "red", "--join", code[:-3]], "damaged")):
+            bad = Cli([*base, *extra], env=env)
+            assert bad.proc.wait(30) != 0
+            assert said in bad.output, bad.output
+        proc = Cli([*base, "--seat", "red", "--join", code, "--setup", f"red={tmp_path / 'red.json'}",
+                    "--ready-file", str(tmp_path / "ready")], env=env)
+        try:
+            proc.wait_until(lambda: "red" in host.session.state.deployments, "red's deployment at the host", 20)
+            assert host.session.state.deployments["red"] == placement
+            assert host.commitments["red"].keys() == placement.keys()
+            saved = json.loads((tmp_path / "data" / "facedown" / "remote-t5-red.json").read_text())
+            assert saved["placement"] == placement and len(saved["salts"]) == len(placement)
+        finally:
+            assert proc.stop() == 0
+    finally:
+        host.stop()
