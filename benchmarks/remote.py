@@ -3,7 +3,7 @@
 1. A ruling to the opponent's board: two simulated boards and one host; from the reading that completes a move on
    the mover's board until the opponent's board has the ruling (its instruction to move the token), p50/p99, with
    0 and 100 ms of round-trip delay added on each board's link (a delaying TCP proxy between board and broker).
-2. Many games on one host process: N hosts in one process, each game's two seats played by one driver client
+2. Many games on one host process: N games on one broker connection (``HostGroup``), each game's two seats played by one driver client
    (sealed messages as boards send them); the host's CPU per move (thread CPU time of handling a move: unseal,
    judge, journal, both seats' views and messages, publish) and the process's memory per game (RSS growth / N).
 
@@ -34,7 +34,7 @@ from test_club_support import Mosquitto  # noqa: E402
 
 from controller.club.broker import parse_broker  # noqa: E402
 from controller.remote import commitment  # noqa: E402
-from controller.remote.host import RemoteHost  # noqa: E402
+from controller.remote.host import HostGroup, RemoteHost  # noqa: E402
 from controller.remote.protocol import inbox_topic, seal  # noqa: E402
 from controller.remote.seat import RemoteSeat  # noqa: E402
 from controller.rules import load_game  # noqa: E402
@@ -220,9 +220,9 @@ class TimedHost(RemoteHost):
 
     move_cpu: list[float] = []
 
-    def _on_inbox(self, topic: str, payload: bytes) -> None:
+    def handle(self, topic: str, payload: bytes) -> None:
         t0 = time.thread_time()
-        super()._on_inbox(topic, payload)
+        super().handle(topic, payload)
         if b"\\\"type\\\":\\\"move\\\"" in payload:
             TimedHost.move_cpu.append(time.thread_time() - t0)
 
@@ -230,11 +230,15 @@ class TimedHost(RemoteHost):
 def scale_run(broker: Mosquitto, tmp: Path, games: int, plies: int, seed: int) -> tuple[list[float], float, int]:
     import paho.mqtt.client as mqtt
 
+    group = HostGroup(parse_broker(broker.url))
+    group.start()
     before = rss_kb()
-    hosts = [TimedHost("stratego", parse_broker(broker.url), journal_path=tmp / f"g{i}.sqlite", game_id=f"g{i}")
-             for i in range(games)]
-    for h in hosts:
+    hosts = []
+    for i in range(games):
+        h = TimedHost("stratego", group.link.broker, journal_path=tmp / f"g{i}.sqlite", game_id=f"g{i}", link=group.link)
+        group.hosts[h.game_id] = h
         h.start()
+        hosts.append(h)
     driver = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="driver")
     driver.connect("127.0.0.1", broker.port)
     driver.loop_start()
@@ -263,8 +267,7 @@ def scale_run(broker: Mosquitto, tmp: Path, games: int, plies: int, seed: int) -
     wall = time.perf_counter() - t0
     per_game = (rss_kb() - before) / games
     driver.loop_stop()
-    for h in hosts:
-        h.stop()
+    group.stop()
     print(f"  {games} games x {plies} plies: {moved} moves in {wall:.2f} s wall ({moved / wall:.0f} moves/s through one broker)")
     return TimedHost.move_cpu, per_game, moved
 

@@ -58,7 +58,8 @@ class RemoteHost:
     replaced by the host's own, derived like the seats')."""
 
     def __init__(self, game: str, broker: Broker, *, journal_path: str | Path | None = None, game_id: str | None = None,
-                 options: Mapping[str, Any] | None = None, new: bool = False, keep_wire: bool = False) -> None:
+                 options: Mapping[str, Any] | None = None, new: bool = False, keep_wire: bool = False,
+                 link: Link | None = None) -> None:
         from controller.referee.journal import default_path
         from controller.referee.table import open_table, table_key
 
@@ -77,10 +78,15 @@ class RemoteHost:
         self.publishing = False
         self._attempts: dict[tuple[str, int], int] = {}  # (seat, ply) -> refused tries
         self.session = self._replay()
+        self.own_link = link is None
+        if link is not None:  # one of a HostGroup's games: its connection is shared
+            self.broker = link.broker
+            self.link = link
+            return
         self.broker = Broker(broker.host, broker.port, broker.tls, broker_user(self.game_id, HOST), self.secrets[HOST],
                              broker.ca_file)
-        self.link = Link(self.broker, f"facedown-host-{self.game_id}", {inbox_topic(self.game_id, "+"): self._on_inbox},
-                         on_connect=self._on_connect, will=(presence_topic(self.game_id), b'{"host":"offline"}'),
+        self.link = Link(self.broker, f"facedown-host-{self.game_id}", {inbox_topic(self.game_id, "+"): self.handle},
+                         on_connect=self.reconnected, will=(presence_topic(self.game_id), b'{"host":"offline"}'),
                          keep_wire=keep_wire)
 
     # ------------------------------------------------------------------ credentials
@@ -106,14 +112,21 @@ class RemoteHost:
     # ------------------------------------------------------------------ start, stop
     def start(self, timeout: float = 10.0) -> None:
         self.publishing = True
-        self.link.start(timeout)
+        if self.own_link:
+            self.link.start(timeout)
+        elif self.link.connected.is_set():
+            self.reconnected()
 
     def stop(self) -> None:
         self.link.publish(presence_topic(self.game_id), b'{"host":"offline"}', retain=True)
-        self.link.stop()
+        if self.own_link:
+            self.link.stop()
         self.table.stop()
 
-    def _on_connect(self) -> None:
+    def reconnected(self) -> None:
+        """After each (re)connect: online, each seat's latest message retained again, the public topics."""
+        if not self.publishing:
+            return
         with self.lock:
             self.link.publish(presence_topic(self.game_id), b'{"host":"online"}', retain=True)
             for seat in self.seats:
@@ -208,7 +221,8 @@ class RemoteHost:
         return self._attempts.get((seat, self.session.state.ply), 0)
 
     # ------------------------------------------------------------------ messages in
-    def _on_inbox(self, topic: str, payload: bytes) -> None:
+    def handle(self, topic: str, payload: bytes) -> None:
+        """One message from a seat (the broker's thread calls this)."""
         seat = seat_of_inbox(self.game_id, topic)
         if seat not in self.seats:
             return
@@ -305,4 +319,43 @@ class RemoteHost:
                     self._send(s, {"type": "event", "event": ev.for_role(s)})
 
 
-__all__ = ["FORWARDED", "NoBoard", "RemoteHost"]
+class HostGroup:
+    """Many games' hosts in one process over one broker connection: paho watches its socket with select(), which
+    cannot see a descriptor past 1023, and a connection per game costs a thread each. The group logs in once (its
+    login needs ``topic readwrite facedown/remote/#``) and hands each seat's message to its game."""
+
+    def __init__(self, broker: Broker, client_id: str = "facedown-hosts") -> None:
+        from .protocol import ROOT
+
+        self.hosts: dict[str, RemoteHost] = {}
+        self.link = Link(broker, client_id, {f"{ROOT}/+/in/+": self._route}, on_connect=self._reconnected)
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Connect first, so the connection's descriptor is a low one whatever the games open after it."""
+        self.link.start(timeout)
+
+    def add(self, game: str, **kwargs: Any) -> RemoteHost:
+        host = RemoteHost(game, self.link.broker, link=self.link, **kwargs)
+        if host.game_id in self.hosts:
+            raise RemoteError(f"game id {host.game_id} is hosted here already")
+        self.hosts[host.game_id] = host
+        host.start()
+        return host
+
+    def stop(self) -> None:
+        for host in self.hosts.values():
+            host.stop()
+        self.link.stop()
+
+    def _route(self, topic: str, payload: bytes) -> None:
+        parts = topic.split("/")
+        host = self.hosts.get(parts[2]) if len(parts) == 5 else None
+        if host is not None:
+            host.handle(topic, payload)
+
+    def _reconnected(self) -> None:
+        for host in list(self.hosts.values()):
+            host.reconnected()
+
+
+__all__ = ["FORWARDED", "HostGroup", "NoBoard", "RemoteHost"]
