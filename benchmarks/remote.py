@@ -223,7 +223,7 @@ class TimedHost(RemoteHost):
     def handle(self, topic: str, payload: bytes) -> None:
         t0 = time.thread_time()
         super().handle(topic, payload)
-        if b"\\\"type\\\":\\\"move\\\"" in payload:
+        if b'"type":"move"' in payload:
             TimedHost.move_cpu.append(time.thread_time() - t0)
 
 

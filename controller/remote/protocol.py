@@ -109,24 +109,25 @@ def _mac(secret: str, body: bytes) -> str:
 
 
 def seal(secret: str, message: dict[str, Any]) -> bytes:
-    """``message`` as bytes on the wire, with its MAC under ``secret``."""
-    body = json.dumps(message, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return json.dumps({"m": body, "mac": _mac(secret, body.encode())}, ensure_ascii=False).encode()
+    """``message`` as bytes on the wire: its MAC under ``secret`` (32 hex digits), a newline, then the JSON itself
+    (the MAC is over those exact bytes, so nothing needs re-encoding to check it)."""
+    body = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+    return _mac(secret, body).encode() + b"\n" + body
 
 
 def unseal(secret: str, payload: bytes) -> dict[str, Any]:
     """The message in ``payload`` if its MAC is right under ``secret``; RemoteError otherwise."""
     if len(payload) > MAX_MESSAGE:
         raise RemoteError(f"a message of {len(payload)} bytes is over the {MAX_MESSAGE}-byte limit")
-    try:
-        outer = json.loads(payload)
-        body = outer["m"]
-        mac = outer["mac"]
-    except (ValueError, KeyError, TypeError):
-        raise RemoteError("not a FaceDown remote message") from None
-    if not isinstance(body, str) or not isinstance(mac, str) or not hmac.compare_digest(_mac(secret, body.encode()), mac):
+    mac, sep, body = bytes(payload).partition(b"\n")
+    if not sep or len(mac) != 32 or not mac.isascii():
+        raise RemoteError("not a FaceDown remote message")
+    if not hmac.compare_digest(_mac(secret, body).encode(), mac):
         raise RemoteError("a message whose signature is wrong (not from this game's host or seat): ignored")
-    message = json.loads(body)
+    try:
+        message = json.loads(body)
+    except ValueError:
+        raise RemoteError("a signed message that is not JSON") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         raise RemoteError("a message with no type")
     return message
