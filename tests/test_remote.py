@@ -721,3 +721,36 @@ def test_facedown_play_remote_joins_from_the_command_line(broker: Any, tmp_path:
             assert proc.stop() == 0
     finally:
         host.stop()
+
+
+def test_a_host_group_serves_two_games_over_one_connection(broker: Any, tmp_path: Path) -> None:
+    from controller.remote.host import HostGroup
+
+    group = HostGroup(parse_broker(broker.url))
+    group.start()
+    boards: list[Board] = []
+    try:
+        hosts = [group.add("stratego", journal_path=tmp_path / f"g{i}.sqlite", game_id=f"grp{i}") for i in range(2)]
+        rng = random.Random(9)
+        games = []
+        for h in hosts:
+            pair = {s: Board("stratego", broker.url, str(c), tmp_path / h.game_id) for s, c in h.join_codes().items()}
+            boards += pair.values()
+            for side, b in pair.items():
+                wait_for(lambda b=b: b.seat.synced, what="synced")
+                assert b.session.register_setup(side, random_deployment(b.session.game, side, rng,
+                                                                         b.session.state.options)) == []
+            for b in pair.values():
+                wait_for(lambda b=b: b.session.state.phase == "play", what="the start")
+                b.fix()
+            games.append((h, pair))
+        for h, pair in games:
+            play_ply(h, pair, rng)
+            play_ply(h, pair, rng)
+        assert [h.session.state.ply for h in hosts] == [2, 2]
+        with pytest.raises(RemoteError, match="hosted here already"):
+            group.add("stratego", journal_path=tmp_path / "other.sqlite", game_id="grp0")
+    finally:
+        for b in boards:
+            b.stop()
+        group.stop()

@@ -335,8 +335,12 @@ class HostGroup:
         self.link.start(timeout)
 
     def add(self, game: str, **kwargs: Any) -> RemoteHost:
+        """Host one more game (``kwargs`` as for RemoteHost: journal_path, game_id, options, new)."""
+        if kwargs.get("game_id") in self.hosts:
+            raise RemoteError(f"game id {kwargs['game_id']} is hosted here already")
         host = RemoteHost(game, self.link.broker, link=self.link, **kwargs)
         if host.game_id in self.hosts:
+            host.table.stop()
             raise RemoteError(f"game id {host.game_id} is hosted here already")
         self.hosts[host.game_id] = host
         host.start()
