@@ -754,3 +754,11 @@ def test_a_host_group_serves_two_games_over_one_connection(broker: Any, tmp_path
         for b in boards:
             b.stop()
         group.stop()
+
+
+def test_a_game_that_asks_for_reactions_is_refused_clearly(tmp_path: Path) -> None:
+    with pytest.raises(RemoteError, match="reactions"):
+        RemoteHost("sanjunqi", parse_broker("mqtt://127.0.0.1:1"), journal_path=tmp_path / "h.sqlite",
+                   options={"reactions": "ask"})
+    # and the journal is free again for a game that can be hosted
+    RemoteHost("stratego", parse_broker("mqtt://127.0.0.1:1"), journal_path=tmp_path / "h.sqlite").table.stop()

@@ -66,6 +66,12 @@ class RemoteHost:
         path = Path(journal_path) if journal_path else default_path()
         self.table = open_table(game, board=NoBoard(), board_kind="remote", journal_path=path, options=options,
                                 resume=not new)
+        from controller.rules.reactions import asks
+
+        if asks(self.table.state):
+            self.table.stop()
+            raise RemoteError(f"{self.table.game.id} with reactions: ask offers optional reactions to their owners, which "
+                              "remote seats cannot answer yet: play it with -o reactions=automatic")
         self.number = int(self.table.game_id or 0)
         self.game = self.table.game
         self.seats = tuple(self.game.sides)
