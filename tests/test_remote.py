@@ -762,3 +762,45 @@ def test_a_game_that_asks_for_reactions_is_refused_clearly(tmp_path: Path) -> No
                    options={"reactions": "ask"})
     # and the journal is free again for a game that can be hosted
     RemoteHost("stratego", parse_broker("mqtt://127.0.0.1:1"), journal_path=tmp_path / "h.sqlite").table.stop()
+
+
+def test_forged_replayed_and_out_of_turn_messages_are_never_judged(broker: Any, tmp_path: Path) -> None:
+    from controller.remote.protocol import inbox_topic, seal
+
+    host, boards = start_game("stratego", broker, tmp_path, seed=11)
+    spy, rc, _ = paho_client(broker.port, None, None)
+    try:
+        rng = random.Random(3)
+        play_ply(host, boards, rng)
+        st = host.session.state
+        ply = st.ply
+        judged = len(host.table.journal.events(host.table.game_id))
+        mover, waiting = st.turn, next(s for s in host.seats if s != st.turn)
+        frm, to = next(iter(st.legal_moves()))
+        first = host.session.state.history[-1]
+        sent = [
+            # a forger without the seat's secret
+            (mover, seal("0" * 32, {"type": "move", "ply": st.ply, "try": 0, "from": frm, "to": to})),
+            # the last move again (a replay of a message already judged)
+            (first.side, seal(host.secrets[first.side], {"type": "move", "ply": 0, "try": 0, "from": first.frm,
+                                                         "to": first.to})),
+            # the side not to move, with its own secret
+            (waiting, seal(host.secrets[waiting], {"type": "move", "ply": st.ply, "try": 0, "from": frm, "to": to})),
+            # the right seat and ply, but a try it has not reached, and nonsense fields
+            (mover, seal(host.secrets[mover], {"type": "move", "ply": st.ply, "try": 5, "from": frm, "to": to})),
+            (mover, seal(host.secrets[mover], {"type": "move", "ply": st.ply, "try": 0, "from": ["x"], "to": 7})),
+            (mover, seal(host.secrets[mover], {"type": "deploy", "placement": {"a1": "flag"}})),
+            (mover, b"\xff\x00 not a message at all"),
+        ]
+        for seat, payload in sent:
+            spy.publish(inbox_topic("t1", seat), payload, qos=1).wait_for_publish(2)
+        time.sleep(0.4)
+        assert host.session.state.ply == ply and len(host.table.journal.events(host.table.game_id)) == judged
+        # the game goes on as if nothing had been sent
+        play_ply(host, boards, rng)
+        assert host.session.state.ply == ply + 1
+    finally:
+        spy.loop_stop()
+        for b in boards.values():
+            b.stop()
+        host.stop()

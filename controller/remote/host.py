@@ -46,6 +46,11 @@ log = logging.getLogger(__name__)
 FORWARDED = ("setup", "notice", "paused", "resumed", "game_over")
 
 
+def _count(value: Any) -> int:
+    """A message number a seat sent (anything else counts as 0: everything is resent)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
 class NoBoard:
     """The host has no board of its own: every seat is remote."""
 
@@ -240,9 +245,9 @@ class RemoteHost:
         with self.lock, self.session.lock:
             kind = m["type"]
             if kind == "hello":
-                self._resend(seat, int(m.get("have", 0)))
+                self._resend(seat, _count(m.get("have")))
             elif kind == "deploy":
-                self._deploy(seat, m.get("placement"), commitment=m.get("commit"), have=int(m.get("have", 0)))
+                self._deploy(seat, m.get("placement"), commitment=m.get("commit"), have=_count(m.get("have")))
             elif kind == "move":
                 self._move(seat, m)
             else:
@@ -281,9 +286,12 @@ class RemoteHost:
     def _move(self, seat: str, m: Mapping[str, Any]) -> None:
         st = self.session.state
         frm, to = m.get("from"), m.get("to")
+        if not isinstance(frm, str) or not isinstance(to, str):
+            log.warning("from %s: a move whose stations are not station ids: ignored", seat)
+            return
         if st.phase != "play" or st.turn != seat or m.get("ply") != st.ply or m.get("try") != self._tries(seat) \
                 or frm not in self.game.station_by_id or to not in self.game.station_by_id:
-            self._resend(seat, int(m.get("have", 0)))  # stale (judged already) or out of turn: what it missed
+            self._resend(seat, _count(m.get("have")))  # stale (judged already) or out of turn: what it missed
             return
         self._judge(seat, str(frm), str(to))
 
