@@ -652,7 +652,7 @@ def test_the_host_killed_and_restarted_from_its_journal(broker: Any, tmp_path: P
     proc = Cli(cmd)
     boards: dict[str, Board] = {}
     try:
-        proc.wait_for("blue: facedown play")
+        proc.wait_for("blue: facedown play", timeout=30)
         codes = dict(re.findall(r"  (\w+): facedown play .* --join (\S+)", proc.output))
         boards = {s: Board("luzhanqi", broker.url, codes[s], tmp_path) for s in ("red", "blue")}
         rng = random.Random(8)
@@ -673,7 +673,7 @@ def test_the_host_killed_and_restarted_from_its_journal(broker: Any, tmp_path: P
                 if round_ == 5:  # and a move made while the host is down waits for it
                     truth.move_start(rng)
                 proc = Cli(cmd)
-                proc.wait_for("blue: facedown play")
+                proc.wait_for("blue: facedown play", timeout=30)
                 assert dict(re.findall(r"  (\w+): facedown play .* --join (\S+)", proc.output)) == codes
                 if round_ == 5:
                     truth.move_finish()
