@@ -804,3 +804,114 @@ def test_forged_replayed_and_out_of_turn_messages_are_never_judged(broker: Any, 
         for b in boards.values():
             b.stop()
         host.stop()
+
+
+class HttpPhone(Phone):
+    """The seat page of a `facedown play --remote --board sim` process, tapped over real HTTP."""
+
+    def __init__(self, url: str) -> None:  # noqa: D107 - the page's own address, as the command printed it
+        import re
+        import urllib.request
+
+        self.url = url
+        self.base, self.key = url.split("/seat/")
+        html = urllib.request.urlopen(url, timeout=10).read().decode()
+        found = re.search(r'name="facedown-csrf" content="([0-9a-f]+)"', html)
+        assert found
+        self.csrf = found.group(1)
+        self.pages = []
+
+    def _call(self, path: str, body: dict[str, Any] | None) -> dict[str, Any]:
+        import urllib.request
+
+        req = urllib.request.Request(f"{self.base}/api/{self.key}{path}", method="POST" if body is not None else "GET",
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"X-CSRF-Token": self.csrf, "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            out = json.loads(r.read())
+        self.pages.append(out)
+        return out
+
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        return self._call(path, body)
+
+    def state(self) -> dict[str, Any]:
+        return self._call("/state", None)
+
+    def tap(self, station: str) -> None:
+        now = self.post("/sim/toggle", {"station": station})["occupied"]
+        wait_for(lambda: (station in self.state()["occupied"]) == now, what=f"the tap on {station} read")
+
+
+def test_a_board_process_killed_and_restarted_mid_game(broker: Any, tmp_path: Path) -> None:
+    import re
+    import signal
+
+    from cli_process import Cli
+    from test_club_support import free_port
+
+    host = RemoteHost("stratego", parse_broker(broker.url), journal_path=tmp_path / "host.sqlite", game_id="t7")
+    host.start()
+    codes = {s: str(c) for s, c in host.join_codes().items()}
+    red = Board("stratego", broker.url, codes["red"], tmp_path)
+    port = free_port()
+    cmd = ["play", "stratego", "--board", "sim", "--announce", "none", "--remote", broker.url, "--seat", "blue",
+           "--join", codes["blue"], "--host", "127.0.0.1", "--port", str(port)]
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    proc = Cli(cmd, env=env)
+    try:
+        proc.wait_for("Web page of seat blue", timeout=30)
+        url = re.search(r"(http://\S+/seat/\S+)", proc.output).group(1)
+        phone = HttpPhone(url)
+        wait_for(lambda: red.seat.synced, what="red synced")
+        assert red.session.register_setup("red", random_deployment(red.session.game, "red", random.Random(1),
+                                                                     red.session.state.options)) == []
+        phone.deploy()
+        wait_for(lambda: host.session.state.phase == "play", what="the start")
+        wait_for(lambda: red.session.state.phase == "play", what="red's start")
+        red.fix()
+        wait_for(lambda: phone.state()["status"]["phase"] == "play", what="blue's start")
+        phone.do_as_told()
+        rng = random.Random(2)
+        for i in range(6):
+            st = host.session.state
+            ply = st.ply
+            frm, to = choose(st, rng)
+            if st.turn == "red":
+                red.move(frm, to)
+                carry_out({"red": red}, "red", frm, to, ply)
+                wait_for(lambda phone=phone: phone.state()["instruction"] is not None, what="blue's page told red's move")
+                if i == 2:  # blue's process dies before its player moved the token; it starts again
+                    proc.proc.send_signal(signal.SIGKILL)
+                    proc.proc.wait()
+                    proc = Cli(cmd, env=env)
+                    proc.wait_for("Web page of seat blue", timeout=30)
+                    assert url in proc.output  # the same page address: the token comes from the seat's secret
+                    phone = HttpPhone(url)
+                    wait_for(lambda phone=phone: phone.state()["status"]["phase"] == "play", what="blue resumed")
+                    # a new process, a new (empty) simulated board: the page asks for the whole board again, the
+                    # red token already moved as the ruling left it
+                    assert phone.state()["guidance"]["kind"] == "board"
+                    assert phone.state()["instruction"] is None
+                    phone.do_as_told()
+                else:
+                    phone.follow_instruction()
+                    phone.do_as_told()
+            else:
+                phone.move(frm, to)
+                wait_for(lambda ply=ply, phone=phone: phone.state()["status"]["ply"] == ply + 1, what="blue's ruling")
+                phone.do_as_told()
+                wait_for(lambda: red.session.instruction("blue") is not None, what="red told")
+                red.move(frm, to)
+                red.fix()
+            assert host.session.state.ply == ply + 1
+        page = phone.state()
+        assert page["status"]["ply"] == host.session.state.ply and page["guidance"] is None
+        assert set(page["occupied"]) == set(host.session.state.board)
+        events = host.table.journal.events(host.table.game_id)
+        assert [(e.data["from"], e.data["to"]) for e in events if e.kind == "move"] == \
+            [(r.frm, r.to) for r in host.session.state.history]
+    finally:
+        proc.stop()
+        red.stop()
+        host.stop()

@@ -100,7 +100,13 @@ def run_remote(args: argparse.Namespace, game_id: str, profile: Any, board: Any,
                 print(f"facedown play: {exc.strerror}", file=sys.stderr)
                 return 2
             server.start()
-            server.print_links(sys.stdout)
+            # only this seat's page: the other seats and the arbiter are elsewhere (the host)
+            url = f"{server.base_url()}/seat/{table.tokens[join.seat]}"
+            print(f"Web page of seat {join.seat} (keep it private: it plays your seat): {url}", flush=True)
+            if sys.stdout.isatty():
+                from web_referee.qr import qr_text
+
+                print(qr_text(url), flush=True)
         if args.ready_file:
             Path(args.ready_file).write_text("ready\n")
         while not stop.wait(1.0):
