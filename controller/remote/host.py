@@ -83,7 +83,8 @@ class RemoteHost:
         self.game_id = check_name("game id", game_id or f"{self.game.id}-{self.number}")
         self.secrets = derive_secrets(table_key(path), self.game_id, self.number, (*self.seats, HOST))
         self.lock = threading.RLock()
-        self.outbox: dict[str, list[dict[str, Any]]] = {s: [] for s in self.seats}
+        #: each seat's messages as sealed on the wire (bytes: a fraction of the memory of the message objects)
+        self.outbox: dict[str, list[bytes]] = {s: [] for s in self.seats}
         self.commit_path = path.with_name(f"{path.name}.remote-{self.game_id}.json")
         self.commitments: dict[str, dict[str, str]] = self._load_commitments()
         self.publishing = False
@@ -189,21 +190,21 @@ class RemoteHost:
                 "tries": self._tries(seat)}
         if seat in st.deployments and st.phase == "setup":
             full["placement"] = dict(st.deployments[seat])  # the seat's own, so a restarted board knows it
-        self.outbox[seat].append(full)
+        payload = seal(self.secrets[seat], full)
+        self.outbox[seat].append(payload)
         if self.publishing:
-            payload = seal(self.secrets[seat], full)
             self.link.publish(outbox_topic(self.game_id, seat), payload)
             self.link.publish(sync_topic(self.game_id, seat), payload, retain=True)
 
     def _publish_sync(self, seat: str) -> None:
         """Retain the seat's latest message (message 0, the options and view, before any was sent)."""
-        latest = self.outbox[seat][-1] if self.outbox[seat] else {
-            "type": "none", "seq": 0, "game": self.game_id, "view": view(self.session.state, seat), "tries": 0}
-        self.link.publish(sync_topic(self.game_id, seat), seal(self.secrets[seat], latest), retain=True)
+        latest = self.outbox[seat][-1] if self.outbox[seat] else seal(self.secrets[seat], {
+            "type": "none", "seq": 0, "game": self.game_id, "view": view(self.session.state, seat), "tries": 0})
+        self.link.publish(sync_topic(self.game_id, seat), latest, retain=True)
 
     def _resend(self, seat: str, have: int) -> None:
-        for message in self.outbox[seat][max(have, 0):]:
-            self.link.publish(outbox_topic(self.game_id, seat), seal(self.secrets[seat], message))
+        for payload in self.outbox[seat][max(have, 0):]:
+            self.link.publish(outbox_topic(self.game_id, seat), payload)
 
     def _publish_public(self) -> None:
         if not self.publishing:
