@@ -13,6 +13,7 @@ COMMANDS = [
     "games",
     "rules",
     "play",
+    "host",
     "club",
     "script",
     "match",

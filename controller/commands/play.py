@@ -59,6 +59,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, default=8080, help="web port (default 8080)")
     p.add_argument("--ready-file", help=argparse.SUPPRESS)
     p.add_argument("--fault-linger", type=float, default=FAULT_LINGER_S, help=argparse.SUPPRESS)
+    remote = p.add_argument_group("remote play (one seat of a game `facedown host` referees; see docs/remote.md)")
+    remote.add_argument("--remote", metavar="URL", help="the host's broker, mqtt://HOST[:PORT] or mqtts://HOST[:PORT] "
+                        "(with --seat SIDE and --join CODE; --club-ca for TLS)")
+    remote.add_argument("--join", metavar="CODE", help="this seat's join code, as `facedown host` printed it")
     club = p.add_argument_group("club play (a club dashboard over MQTT, game clocks)")
     club.add_argument("--club", metavar="URL", help="publish this table to the club broker, mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
     club.add_argument("--table", metavar="NAME", help="this table's name on the club dashboard (letters, digits, - and _)")
@@ -209,6 +213,12 @@ def run(args: argparse.Namespace) -> int:
         print(refusal, file=sys.stderr)
         return 2
     board = make_board(args.board, game_id, profile, args.serial_port)
+    if args.remote or args.join:
+        if not args.remote:
+            raise SystemExit("facedown play: --join needs --remote URL, the host's broker")
+        from controller.commands.join import run_remote
+
+        return run_remote(args, game_id, profile, board, read_setup_file)
     # rfid/hybrid boards check every piece's tag on every move; with a check-in pad the tags are only bound at setup
     # (the reeds track occupancy from then on), so the session reads the setups off the tags but never checks them
     use_tags = sensing in ("rfid", "hybrid")

@@ -140,6 +140,9 @@ class Session:
         self._waiting_for_board = False  # the whole board is awaited (laying out, resuming, after an undo)
         self._board_diff: tuple[Difference, ...] = ()
         self._instructions: dict[str, Instruction] = {}
+        #: a remote seat's mirror (controller.remote): a recognized move is handed to this instead of judged here
+        #: (the host judges it); it answers False when the move cannot be taken now, which is then a mismatch
+        self.judge_remotely: Callable[[str, Move], bool] | None = None
         self.setup_desk = SetupDesk(self, tag_pieces)
         self.reactions = ReactionDesk(self)
         self.arbiter = ArbiterDesk(self)
@@ -434,7 +437,24 @@ class Session:
                 self.announce({"event": kind, "player": self.state.turn, "say": say(f"event.{kind}", player=self.state.turn)})
             return
         if isinstance(action, MoveAction | AttackAction):
-            self._judge(action)
+            if self.judge_remotely is None:
+                self._judge(action)
+            elif not self.judge_remotely(self.recognizer.side, Move(action.frm, action.to)):
+                self._handle(self._as_mismatch(action))
+
+    def judge_reported(self, frm: str, to: str) -> None:
+        """Judge a move a remote board reported (the host of a remote game has no board of its own): exactly as a
+        recognized move, journaled, published and settled."""
+        with self._lock:
+            self._judge(MoveAction(frm, to))
+
+    def _as_mismatch(self, action: MoveAction | AttackAction) -> Mismatch:
+        """The stations a move that must not be made now leaves differing from the board the referee expects."""
+        side = self.recognizer.side
+        diffs = [Difference(action.frm, side, "empty")]
+        diffs.append(Difference(action.to, None, "occupied") if isinstance(action, MoveAction)
+                     else Difference(action.to, self.recognizer.expected[action.to].owner, "wrong piece"))
+        return Mismatch(tuple(sorted(diffs, key=lambda d: d.station)))
 
     def _check_instructed(self, action: MoveAction | AttackAction) -> MoveAction | AttackAction | Mismatch:
         """A move of an instructed side other than the instructed one is a mismatch, not an action to judge."""
@@ -444,10 +464,7 @@ class Session:
             return action
         if ins.on_wrong is not None:
             ins.on_wrong(side, Move(action.frm, action.to))
-        diffs = [Difference(action.frm, side, "empty")]
-        diffs.append(Difference(action.to, None, "occupied") if isinstance(action, MoveAction)
-                     else Difference(action.to, self.recognizer.expected[action.to].owner, "wrong piece"))
-        return Mismatch(tuple(sorted(diffs, key=lambda d: d.station)))
+        return self._as_mismatch(action)
 
     def _remind(self) -> None:
         """A mismatch settled: say again what the table must still do (the fix-up's steps left, or the instructed

@@ -1,0 +1,72 @@
+"""`facedown host`: referee a remote game (every seat a board or a phone elsewhere) through an MQTT broker, and
+print each seat's join code."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("host", help="referee a remote game: each seat plays on its own board or phone, through a broker")
+    p.add_argument("game", help="game id (stratego, luzhanqi...)")
+    p.add_argument("--broker", required=True, metavar="URL", help="where the seats meet: mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+    p.add_argument("--broker-ca", metavar="FILE", help="CA certificate that signed the broker's TLS certificate (mqtts://)")
+    p.add_argument("--game-id", metavar="ID", help="the game's name in topics and join codes (default GAME-NUMBER)")
+    p.add_argument("--journal", help="SQLite journal file (default: ~/.local/share/facedown/journal.sqlite)")
+    p.add_argument("--new", action="store_true", help="start a new game even if the journal has an unfinished one")
+    p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="house-rule option")
+    p.add_argument("--broker-files", metavar="DIR", help="write this game's Mosquitto password file and ACL into DIR")
+    p.add_argument("--ready-file", help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller.club.broker import parse_broker
+    from controller.commands.rules import parse_options
+    from controller.errors import FaceDownError
+    from controller.remote.host import RemoteHost
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        broker = parse_broker(args.broker, ca_file=args.broker_ca)
+        host = RemoteHost(args.game, broker, journal_path=args.journal, game_id=args.game_id,
+                          options=parse_options(args.option), new=args.new)
+    except FaceDownError as exc:
+        raise SystemExit(f"facedown host: {exc}") from None
+    st = host.session.state
+    print(f"FaceDown remote referee: {host.game.name} ({host.game.zh}), game {host.game_id} (journal game {host.number}), "
+          f"{st.phase}" + (f" at ply {st.ply}" if st.ply else "") + f", broker {broker.url()}")
+    if args.broker_files:
+        pw, acl = host.write_broker_files(args.broker_files)
+        print(f"Broker logins in {pw}, ACL in {acl}: add them to the broker's password_file and acl_file (docs/remote.md)")
+    ca = f" --club-ca {args.broker_ca}" if args.broker_ca else ""
+    for seat, code in host.join_codes().items():
+        # each seat's code is its secret: give it to that player only
+        print(f"  {seat}: facedown play {host.game.id} --remote {broker.url()}{ca} --seat {seat} --join {code}")
+    sys.stdout.flush()
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        host.start()
+    except ConnectionError as exc:
+        print(f"facedown host: {exc}", file=sys.stderr)
+        return 2
+    if args.ready_file:
+        Path(args.ready_file).write_text("ready\n")
+    try:
+        while not stop.wait(1.0):
+            pass
+    finally:
+        host.stop()
+    return 0

@@ -1,0 +1,380 @@
+"""The host of a remote game: the one authoritative referee (session, journal, rulings) of a game whose seats are
+boards or phones elsewhere, speaking to each seat over MQTT with that seat's redacted messages only.
+
+Each seat's messages are numbered (``seq``) and kept in the host's outbox; the latest one is also retained on the
+seat's sync topic, so a board that (re)starts knows where the game is, and ``hello`` with the last number it
+handled brings every message it missed, exactly once each. The outbox is a pure function of the journal: a
+restarted host replays its journal through the very code that made the messages live, so it rebuilds the same
+numbered messages and goes on; a move a board sends twice (a resend after a lost link) is judged once, because a
+move counts only for the ply and the try it names."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from controller.club.broker import Broker
+from controller.referee.ruling_plan import plan_ruling
+from controller.referee.session import Published, Session
+from controller.rules import ARBITER, Move, new_game, redact_ruling, view
+
+from .credentials import HOST, acl_file, derive_secrets, join_codes, password_file
+from .link import Link
+from .mirror import wire_board
+from .protocol import (
+    JoinCode,
+    RemoteError,
+    broker_user,
+    check_name,
+    inbox_topic,
+    outbox_topic,
+    presence_topic,
+    public_topic,
+    seal,
+    seat_of_inbox,
+    sync_topic,
+    unseal,
+)
+
+log = logging.getLogger(__name__)
+
+#: the host's own events a seat is told about as they are (the rest it makes itself: fix-ups, turns, lay-out)
+FORWARDED = ("setup", "notice", "paused", "resumed", "game_over")
+
+
+def _count(value: Any) -> int:
+    """A message number a seat sent (anything else counts as 0: everything is resent)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+class NoBoard:
+    """The host has no board of its own: every seat is remote."""
+
+    def stop(self) -> None:
+        pass
+
+
+class RemoteHost:
+    """One remote game's referee (see the module docstring). ``broker`` is where the seats meet (its login is
+    replaced by the host's own, derived like the seats')."""
+
+    def __init__(self, game: str, broker: Broker, *, journal_path: str | Path | None = None, game_id: str | None = None,
+                 options: Mapping[str, Any] | None = None, new: bool = False, keep_wire: bool = False,
+                 link: Link | None = None) -> None:
+        from controller.referee.journal import default_path
+        from controller.referee.table import open_table, table_key
+
+        path = Path(journal_path) if journal_path else default_path()
+        self.table = open_table(game, board=NoBoard(), board_kind="remote", journal_path=path, options=options,
+                                resume=not new)
+        from controller.rules.reactions import asks
+
+        if asks(self.table.state):
+            self.table.stop()
+            raise RemoteError(f"{self.table.game.id} with reactions: ask offers optional reactions to their owners, which "
+                              "remote seats cannot answer yet: play it with -o reactions=automatic")
+        self.number = int(self.table.game_id or 0)
+        self.game = self.table.game
+        self.seats = tuple(self.game.sides)
+        self.game_id = check_name("game id", game_id or f"{self.game.id}-{self.number}")
+        self.secrets = derive_secrets(table_key(path), self.game_id, self.number, (*self.seats, HOST))
+        self.lock = threading.RLock()
+        #: each seat's messages as sealed on the wire (bytes: a fraction of the memory of the message objects)
+        self.outbox: dict[str, list[bytes]] = {s: [] for s in self.seats}
+        self.commit_path = path.with_name(f"{path.name}.remote-{self.game_id}.json")
+        self.commitments: dict[str, dict[str, str]] = self._load_commitments()
+        self.publishing = False
+        self._attempts: dict[tuple[str, int], int] = {}  # (seat, ply) -> refused tries
+        self.session = self._replay()
+        self.own_link = link is None
+        if link is not None:  # one of a HostGroup's games: its connection is shared
+            self.broker = link.broker
+            self.link = link
+            return
+        self.broker = Broker(broker.host, broker.port, broker.tls, broker_user(self.game_id, HOST), self.secrets[HOST],
+                             broker.ca_file)
+        self.link = Link(self.broker, f"facedown-host-{self.game_id}", {inbox_topic(self.game_id, "+"): self.handle},
+                         on_connect=self.reconnected, will=(presence_topic(self.game_id), b'{"host":"offline"}'),
+                         keep_wire=keep_wire)
+
+    # ------------------------------------------------------------------ credentials
+    def join_codes(self) -> dict[str, JoinCode]:
+        return join_codes(self.game_id, self.secrets, self.seats)
+
+    def write_broker_files(self, directory: str | Path) -> tuple[Path, Path]:
+        """This game's Mosquitto password file and ACL, written (mode 600) into ``directory``."""
+        import os
+
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        out = []
+        for name, text in ((f"{self.game_id}.passwd", password_file(self.game_id, self.secrets)),
+                           (f"{self.game_id}.acl", acl_file(self.game_id, self.seats))):
+            p = d / name
+            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(text)
+            out.append(p)
+        return out[0], out[1]
+
+    # ------------------------------------------------------------------ start, stop
+    def start(self, timeout: float = 10.0) -> None:
+        self.publishing = True
+        if self.own_link:
+            self.link.start(timeout)
+        elif self.link.connected.is_set():
+            self.reconnected()
+
+    def stop(self) -> None:
+        self.link.publish(presence_topic(self.game_id), b'{"host":"offline"}', retain=True)
+        if self.own_link:
+            self.link.stop()
+        self.table.stop()
+
+    def reconnected(self) -> None:
+        """After each (re)connect: online, each seat's latest message retained again, the public topics."""
+        if not self.publishing:
+            return
+        with self.lock:
+            self.link.publish(presence_topic(self.game_id), b'{"host":"online"}', retain=True)
+            for seat in self.seats:
+                self._publish_sync(seat)
+            self._publish_public()
+
+    # ------------------------------------------------------------------ the journal, replayed
+    def _replay(self) -> Session:
+        """A session rebuilt by replaying the journal through the live handlers (so the outbox is rebuilt too);
+        the journal is attached once it has caught up."""
+        events = self.table.journal.events(self.table.game_id)
+        first = events[0].data
+        session = Session(new_game(self.game, dict(first.get("options") or {})))
+        self.session = session
+        for ev in events[1:]:
+            if ev.kind == "deploy":
+                self._deploy(ev.data["side"], dict(ev.data["placement"]), replay=True)
+            elif ev.kind in ("move", "illegal"):
+                self._judge(ev.data["side"], ev.data["from"], ev.data["to"])
+            elif ev.kind in ("result", "reaction") or (ev.kind == "arbiter" and ev.data.get("action") in ("pause", "resume")):
+                continue
+            else:
+                raise RemoteError(f"journal event {ev.seq} ({ev.kind} {ev.data.get('action', '')}): a remote game's host "
+                                  "does not replay arbiter actions yet")
+        session.journal = self.table.journal
+        session.game_id = self.table.game_id
+        return session
+
+    def _load_commitments(self) -> dict[str, dict[str, str]]:
+        try:
+            data = json.loads(self.commit_path.read_text())
+        except FileNotFoundError:
+            return {}
+        except ValueError as exc:
+            raise RemoteError(f"{self.commit_path}: not the host's commitments file ({exc})") from None
+        return {str(s): {str(k): str(v) for k, v in c.items()} for s, c in data.items()}
+
+    def _save_commitments(self) -> None:
+        tmp = self.commit_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.commitments, sort_keys=True))
+        tmp.replace(self.commit_path)
+
+    # ------------------------------------------------------------------ messages out
+    def _send(self, seat: str, message: dict[str, Any]) -> None:
+        """Number ``message`` in ``seat``'s outbox, add the seat's view, and publish it (and retain it as the
+        seat's sync) if the host is live."""
+        st = self.session.state
+        full = {**message, "seq": len(self.outbox[seat]) + 1, "game": self.game_id, "view": view(st, seat),
+                "tries": self._tries(seat)}
+        if seat in st.deployments and st.phase == "setup":
+            full["placement"] = dict(st.deployments[seat])  # the seat's own, so a restarted board knows it
+        payload = seal(self.secrets[seat], full)
+        self.outbox[seat].append(payload)
+        if self.publishing:
+            self.link.publish(outbox_topic(self.game_id, seat), payload)
+            self.link.publish(sync_topic(self.game_id, seat), payload, retain=True)
+
+    def _publish_sync(self, seat: str) -> None:
+        """Retain the seat's latest message (message 0, the options and view, before any was sent)."""
+        latest = self.outbox[seat][-1] if self.outbox[seat] else seal(self.secrets[seat], {
+            "type": "none", "seq": 0, "game": self.game_id, "view": view(self.session.state, seat), "tries": 0})
+        self.link.publish(sync_topic(self.game_id, seat), latest, retain=True)
+
+    def _resend(self, seat: str, have: int) -> None:
+        for payload in self.outbox[seat][max(have, 0):]:
+            self.link.publish(outbox_topic(self.game_id, seat), payload)
+
+    def _publish_public(self) -> None:
+        if not self.publishing:
+            return
+        if self.commitments:
+            body = json.dumps({"game": self.game_id, "commitments": self.commitments}, sort_keys=True).encode()
+            self.link.publish(public_topic(self.game_id, "commitments"), body, retain=True)
+        if self.session.state.phase == "over":
+            self.link.publish(public_topic(self.game_id, "record"), json.dumps(self.record(), sort_keys=True).encode(),
+                              retain=True)
+
+    def record(self) -> dict[str, Any]:
+        """The post-game record: the deployments judged, every move, every ruling as the post-game reveal, and the
+        commitments; each side checks its own deployment against it (and the other's once its salts are out)."""
+        st = self.session.state
+        if st.phase != "over":
+            raise RemoteError("the record is published once the game is over")
+        return {"game": self.game_id, "rules": self.game.id, "options": dict(st.options),
+                "deployments": {s: dict(p) for s, p in st.deployments.items()},
+                "moves": [{"side": r.side, "from": r.frm, "to": r.to} for r in st.history],
+                "rulings": [redact_ruling(r, ARBITER, game_over=True) for r in st.history],
+                "commitments": self.commitments, "result": st.result.to_json() if st.result else None}
+
+    def _tries(self, seat: str) -> int:
+        """How many refused tries ``seat`` has made at the current ply (a resent try is not judged again)."""
+        return self._attempts.get((seat, self.session.state.ply), 0)
+
+    # ------------------------------------------------------------------ messages in
+    def handle(self, topic: str, payload: bytes) -> None:
+        """One message from a seat (the broker's thread calls this)."""
+        seat = seat_of_inbox(self.game_id, topic)
+        if seat not in self.seats:
+            return
+        try:
+            m = unseal(self.secrets[seat], payload)
+        except RemoteError as exc:
+            log.warning("from %s: %s", seat, exc)
+            return
+        with self.lock, self.session.lock:
+            kind = m["type"]
+            if kind == "hello":
+                self._resend(seat, _count(m.get("have")))
+            elif kind == "deploy":
+                self._deploy(seat, m.get("placement"), commitment=m.get("commit"), have=_count(m.get("have")))
+            elif kind == "move":
+                self._move(seat, m)
+            else:
+                log.warning("from %s: unknown message type %r", seat, kind)
+        if self.session.state.phase == "over":
+            self._publish_public()
+
+    def _deploy(self, seat: str, placement: Any, *, commitment: Any = None, replay: bool = False, have: int = 0) -> None:
+        st = self.session.state
+        if seat in st.deployments:  # a resend: the seat has it already, or gets it now
+            self._resend(seat, have)
+            return
+        if not isinstance(placement, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in placement.items()):
+            self._send(seat, {"type": "setup_rejected", "problems": [{"station": None, "message": "not a deployment"}]})
+            return
+        if not replay:
+            if not isinstance(commitment, dict) or set(commitment) != set(placement) \
+                    or not all(isinstance(v, str) and len(v) == 64 for v in commitment.values()):
+                self._send(seat, {"type": "setup_rejected",
+                                  "problems": [{"station": None, "message": "the deployment came without its commitment"}]})
+                return
+        n = len(self.session.log)
+        problems = self.session.register_setup(seat, placement)
+        if problems:
+            self._send(seat, {"type": "setup_rejected", "problems": [p.to_json() for p in problems]})
+            return
+        if not replay:
+            self.commitments[seat] = dict(commitment)
+            self._save_commitments()
+            self._publish_public()
+        self._forward(self.session.log[n:])
+        if st.phase == "play":
+            for s in self.seats:
+                self._send(s, {"type": "start"})
+
+    def _move(self, seat: str, m: Mapping[str, Any]) -> None:
+        st = self.session.state
+        frm, to = m.get("from"), m.get("to")
+        if not isinstance(frm, str) or not isinstance(to, str):
+            log.warning("from %s: a move whose stations are not station ids: ignored", seat)
+            return
+        if st.phase != "play" or st.turn != seat or m.get("ply") != st.ply or m.get("try") != self._tries(seat) \
+                or frm not in self.game.station_by_id or to not in self.game.station_by_id:
+            self._resend(seat, _count(m.get("have")))  # stale (judged already) or out of turn: what it missed
+            return
+        self._judge(seat, str(frm), str(to))
+
+    def _judge(self, seat: str, frm: str, to: str) -> None:
+        session = self.session
+        st = session.state
+        before = session.expected_board()
+        n = len(session.log)
+        ply = st.ply
+        session.judge_reported(frm, to)
+        new = session.log[n:]
+        if st.ply == ply:  # refused: the mover puts the piece back; the other seats hear that a move was refused
+            refused = next(ev for ev in new if ev.public.get("event") == "illegal")
+            self._attempts[(seat, ply)] = self._attempts.get((seat, ply), 0) + 1
+            for s in self.seats:
+                if s == seat:
+                    self._send(s, {"type": "illegal", "from": frm, "to": to, "event": refused.for_role(s),
+                                   "target": wire_board(before)})
+                else:
+                    self._send(s, {"type": "event", "event": refused.for_role(s)})
+            return
+        ruling = st.history[-1]
+        plan = plan_ruling(before, session.expected_board(), ruling, Move(frm, to), seat, st)
+        fx = plan.fixup
+        assert fx is not None
+        for s in self.seats:
+            self._send(s, {"type": "ruling", "side": seat, "from": frm, "to": to, "ply": ruling.ply,
+                           "event": plan.event, "notices": plan.notices, "ruling": redact_ruling(ruling, s),
+                           "steps": fx.steps, "target": wire_board(fx.target), "involved": sorted(fx.involved),
+                           "must_lift": sorted(fx.must_lift),
+                           "result": ruling.result.to_json() if ruling.result else None})
+
+    def _forward(self, events: list[Published]) -> None:
+        for ev in events:
+            if ev.public.get("event") not in FORWARDED:
+                continue
+            for s in self.seats:
+                if not ev.audience or s in ev.audience:
+                    self._send(s, {"type": "event", "event": ev.for_role(s)})
+
+
+class HostGroup:
+    """Many games' hosts in one process over one broker connection: paho watches its socket with select(), which
+    cannot see a descriptor past 1023, and a connection per game costs a thread each. The group logs in once (its
+    login needs ``topic readwrite facedown/remote/#``) and hands each seat's message to its game."""
+
+    def __init__(self, broker: Broker, client_id: str = "facedown-hosts") -> None:
+        from .protocol import ROOT
+
+        self.hosts: dict[str, RemoteHost] = {}
+        self.link = Link(broker, client_id, {f"{ROOT}/+/in/+": self._route}, on_connect=self._reconnected)
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Connect first, so the connection's descriptor is a low one whatever the games open after it."""
+        self.link.start(timeout)
+
+    def add(self, game: str, **kwargs: Any) -> RemoteHost:
+        """Host one more game (``kwargs`` as for RemoteHost: journal_path, game_id, options, new)."""
+        if kwargs.get("game_id") in self.hosts:
+            raise RemoteError(f"game id {kwargs['game_id']} is hosted here already")
+        host = RemoteHost(game, self.link.broker, link=self.link, **kwargs)
+        if host.game_id in self.hosts:
+            host.table.stop()
+            raise RemoteError(f"game id {host.game_id} is hosted here already")
+        self.hosts[host.game_id] = host
+        host.start()
+        return host
+
+    def stop(self) -> None:
+        for host in self.hosts.values():
+            host.stop()
+        self.link.stop()
+
+    def _route(self, topic: str, payload: bytes) -> None:
+        parts = topic.split("/")
+        host = self.hosts.get(parts[2]) if len(parts) == 5 else None
+        if host is not None:
+            host.handle(topic, payload)
+
+    def _reconnected(self) -> None:
+        for host in list(self.hosts.values()):
+            host.reconnected()
+
+
+__all__ = ["FORWARDED", "HostGroup", "NoBoard", "RemoteHost"]
