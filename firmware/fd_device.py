@@ -410,6 +410,10 @@ class Device:
             self._pad()
         if changes:
             self._emit(changes)
+        elif self.sum is None and since_hb < due - self.period:
+            # the heartbeat's state checksum (~1 ms on the Pico), in the first quiet pass after a change: the pass
+            # that writes the heartbeat stays short and the scan keeps its period
+            self.sum = fd_proto.state_sum(self.occ, self.tags)
         if self.lights is not None and self.lights.dirty:
             if self.lit_wait:
                 self.lit_wait = False  # this pass parsed a LIT (~6 ms): the chain is written (~4 ms) by the next one
