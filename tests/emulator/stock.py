@@ -155,3 +155,29 @@ utime.sleep_ms(50)
 sys.stdout.write("\\nPROBE loop_us=%.2f byte_us=%.1f\\n" % (a, b))
 utime.sleep_ms(1000)
 """
+
+
+def schedule(pairs: int, channels: int = 100) -> list[tuple[int, str, int]]:
+    """``pairs`` placements and lifts at uneven phases against the scan period: each change 40-45 ms (in uneven
+    steps) after the previous one's CHG line, on channels spread over the board."""
+    out: list[tuple[int, str, int]] = []
+    for i in range(pairs):
+        ch = (i * 37 + 11) % channels
+        out.append((40_000 + (i * 1370) % 5000, "place", ch))
+        out.append((40_000 + (i * 2290 + 700) % 5000, "lift", ch))
+    return out
+
+
+def run_board(chip: Any, changes: list[tuple[int, str, int]]) -> list[Change]:
+    """The same schedule on the project's harness (an EmulatedScanner already past its boot lines)."""
+    got: list[Change] = []
+    for delay_us, action, ch in changes:
+        chip.stats(reset=True)
+        mark = chip.mark()
+        at = chip.steps([(delay_us, action, ch)])
+        want = f"{ch}{'+' if action == 'place' else '-'}"
+        line = chip.wait_line(lambda x, w=want: x.startswith("CHG ") and w in x.split(" c=")[1].split("*")[0].split(","),
+                              since=mark)
+        scans = [s for s in chip.stats(reset=True)["scan_times"] if at <= s <= line.t]
+        got.append(Change(action, ch, at, line.t0, line.t, scans))
+    return got
