@@ -116,7 +116,9 @@ def _listen(host: str, port: int) -> tuple[socket.socket, tuple[Any, ...]]:
     """A socket listening on ``host:port`` (what waitress would bind: the first address ``host`` resolves to), with
     its (family, type, proto, address); WebServerError says why not."""
     try:
-        family, kind, proto, _, addr = socket.getaddrinfo(host, port, socket.AF_UNSPEC, socket.SOCK_STREAM,
+        # an ASCII name goes as bytes: the same lookup, without importing the IDNA codec (~3 ms of CPU here)
+        name: str | bytes = host.encode("ascii") if host.isascii() else host
+        family, kind, proto, _, addr = socket.getaddrinfo(name, port, socket.AF_UNSPEC, socket.SOCK_STREAM,
                                                           socket.IPPROTO_TCP, socket.AI_PASSIVE)[0]
     except (OSError, UnicodeError) as exc:
         raise WebServerError(errno.EADDRNOTAVAIL, f"cannot listen on {host}:{port}: {exc}") from None
