@@ -5,7 +5,14 @@ Every figure is EMULATED time (rp2040js counts the chip's cycles; it has not bee
 so treat absolute times as good estimates and comparisons as solid). Needs what the emulated tests need: Node,
 tests/node_modules (npm install --prefix tests), littlefs-python and the RP2040 kit
 (../shared/rp2040 or $FACEDOWN_RP2040; without it the benchmark stops and says what is missing).
-Run: python benchmarks/firmware.py [N changes per build, default 40]. Takes a few minutes of wall time.
+First, the two harnesses side by side on the shipped reed matrix: tests/emulator/board.mjs (the project's: its own
+run loop for PIO on the emulated clock, a USB host that NAKs an OUT request while it has nothing to send, as a real
+host does) and stock rp2040js 1.4.1 (tests/emulator/stock.mjs: its Simulator.execute and its USBCDC, which answers
+every OUT request at once with an empty packet, ~35,000 a second, so the chip spends ~2/3 of its CPU on USB): the
+same firmware and config, the same changes at uneven phases, magnet -> the CHG line's first and last byte at the
+USB host; and how fast the same MicroPython loop runs in each (the speed probe).
+
+Run: python benchmarks/firmware.py [N changes per build, default 40] [--only harnesses|builds]. A few minutes.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent / "tests"))
 sys.path.insert(0, str(_HERE.parent))
 
+from emulator import stock  # noqa: E402
 from emulator.chip import FIRMWARE, EmulatedScanner, missing_tools  # noqa: E402
 
 MS = 1_000_000
@@ -164,15 +172,53 @@ def measure(name: str, cfg: dict[str, Any], kw: dict[str, Any], n: int, work: Pa
         chip.close()
 
 
+def harnesses(pairs: int, work: Path) -> None:
+    cfg = shipped()
+    settle, period = cfg["settle_ms"], cfg["scan_period_ms"]
+    plan = stock.schedule(pairs)
+    print(f"\nreed matrix 10x10 (shipped config: settle {settle} ms, scan period {period} ms), {len(plan)} changes at "
+          f"uneven phases; target for the last byte: settle + period + 10 = {settle + period + 10} ms")
+    wall = time.monotonic()
+    chip = EmulatedScanner(cfg, work / "harness-board").start()
+    try:
+        chip.wait_line(lambda x: kind(x) == "SNAP", timeout=300)
+        ours = stock.run_board(chip, plan)
+        chip.stats(reset=True)
+        start = chip.now()
+        while chip.now() < start + 1000 * MS:
+            time.sleep(0.05)
+        times = chip.stats()["scan_times"]
+        our_rate = (len(times) - 1) / ((times[-1] - times[0]) / 1e9) if len(times) > 1 else 0.0
+    finally:
+        chip.close()
+    run = stock.run_stock(cfg, plan, scan_ms=1000)
+    for name, got, rate in (("board.mjs (project)", ours, our_rate), ("stock rp2040js", run.changes, run.scans_per_s)):
+        passes = [(c.t - c.reporting_scan()) / MS for c in got]
+        print(f"  {name:<20} magnet -> CHG first byte {fmt([c.first_ms for c in got])}")
+        print(f"  {'':<20} magnet -> CHG last byte  {fmt([c.last_ms for c in got])}, max {max(c.last_ms for c in got):.1f} ms")
+        print(f"  {'':<20} reporting scan's start -> last byte {fmt(passes)}; scans per second {rate:.1f}")
+    for name, on_stock in (("board.mjs (project)", False), ("stock rp2040js", True)):
+        print(f"  speed probe, {name}: {stock.probe(stock.SPEED_PROBE, stock=on_stock)} (us per loop iteration, per "
+              "byte handed to USB)")
+    print(f"  ({time.monotonic() - wall:.0f} s of wall time for the comparison)")
+
+
 def main() -> None:
     why = missing_tools()
     if why:
         raise SystemExit(f"benchmarks/firmware.py: {why}")
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 40
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+    if only is not None:
+        args = [a for a in args if a != only]
+    n = int(args[0]) if args else 40
     print("Scanner firmware on the emulated RP2040: every time below is emulated time (rp2040js), not wall time.")
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (cfg, kw) in BUILDS.items():
-            measure(name, cfg, kw, n, Path(tmp))
+        if only in (None, "harnesses"):
+            harnesses(max(4, n // 5), Path(tmp))
+        if only in (None, "builds"):
+            for name, (cfg, kw) in BUILDS.items():
+                measure(name, cfg, kw, n, Path(tmp))
 
 
 if __name__ == "__main__":

@@ -34,8 +34,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The whole command line; given ``argv`` naming a subcommand, only that subcommand's module is imported.
 
     Importing every subcommand module costs tens of milliseconds of CPU (a few hundred on a Pi Zero) that
-    ``facedown play`` would spend before the referee is ready; the others get an empty parser of the same name,
-    enough for argparse to accept the one that was asked for. ``facedown --help`` still imports all of them."""
+    ``facedown play`` would spend before the referee is ready; the others are not added at all (argparse only needs
+    the one asked for). ``facedown --help``, or a word that names no subcommand, still imports all of them."""
     parser = argparse.ArgumentParser(prog="facedown", description="FaceDown: a referee for hidden-piece military chess on a real board.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -43,8 +43,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     for name in COMMANDS:
         if wanted is None or wanted == name:
             importlib.import_module(f"controller.commands.{name}").register(sub)
-        else:
-            sub.add_parser(name.replace("_", "-"))
+        # with a subcommand named, the others are left out: argparse only needs the one that was asked for
     return parser
 
 

@@ -17,7 +17,8 @@ SIO_GPIO_IN = 0xD0000004  # RP2040 SIO GPIO_IN: every GPIO's input level in one 
 WATCHDOG_CTRL = 0x40058000  # RP2040 WATCHDOG CTRL register; bit 30 = ENABLE
 WATCHDOG_SCRATCH0 = 0x4005800C  # free for the application (the SDK and bootrom use SCRATCH4-7)
 OUT_US_PER_PASS = 1500  # time per loop pass spent handing bytes to USB, at least (more when the pass has slack)
-OUT_US_BEHIND = 4000  # time per pass for output while more than a short line waits
+OUT_US_BEHIND = 4000  # time per pass for output while more than a short line waits, or for the line the pass made
+OUT_LINE = 64  # queued bytes beyond which output is behind
 IN_CHUNK = 16  # host bytes read per pass at most: each costs ~0.1 ms (a poll of USB), so a long command is read over a few passes
 
 
@@ -86,26 +87,44 @@ class Output:
     def queued(self):
         return self.count
 
-    def _writable(self):
-        ipoll = getattr(self.poll, "ipoll", None)  # MicroPython: allocation-free; CPython (tests) has only poll
-        if ipoll is None:
-            return bool(self.poll.poll(0))
-        for _ in ipoll(0):
-            return True
-        return False
-
     def pump(self, budget_us=OUT_US_PER_PASS):
-        """Hand queued bytes to USB for about ``budget_us`` (~70 us a byte), never waiting; returns how many are
-        still queued."""
-        start = utime.ticks_us()
-        while self.count and utime.ticks_diff(utime.ticks_us(), start) < budget_us and self._writable():
-            self.one[0] = self.ring[self.head]
-            self.stream.write(self.one)
-            self.head += 1
-            if self.head == self.size:
-                self.head = 0
-            self.count -= 1
-        return self.count
+        """Hand queued bytes to USB for about ``budget_us``, never waiting; returns how many are still queued.
+
+        One byte per write, each after the port said it has room: MicroPython's write of more bytes than the USB
+        buffer has free waits up to 500 ms, and the port only says whether one byte fits. The loop keeps
+        everything in locals: a byte costs one poll and one write (~60 us on a Pico, was ~150 us with attribute
+        look-ups), so a CHG line leaves in the pass that made it."""
+        count = self.count
+        if not count:
+            return 0
+        ring = self.ring
+        head = self.head
+        size = self.size
+        one = self.one
+        write = self.stream.write
+        ipoll = getattr(self.poll, "ipoll", None)
+        ticks_us = utime.ticks_us
+        ticks_diff = utime.ticks_diff
+        start = ticks_us()
+        while count and ticks_diff(ticks_us(), start) < budget_us:
+            if ipoll is None:
+                if not self.poll.poll(0):
+                    break
+            else:
+                room = False
+                for _ in ipoll(0):
+                    room = True
+                if not room:
+                    break
+            one[0] = ring[head]
+            write(one)
+            head += 1
+            if head == size:
+                head = 0
+            count -= 1
+        self.head = head
+        self.count = count
+        return count
 
 
 # WS2812 timing in cycles of an 8 MHz PIO clock (125 ns): a bit is 10 cycles (1.25 us, 800 kbit/s); a 0 is high
@@ -285,15 +304,21 @@ def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None, le
     for code, msg in notes:
         dev.error(code, msg)
     period = cfg.get("scan_period_ms", 5)
+    period_us = period * 1000
     pumping = out.stream is not None
     one = bytearray(1)
     inbuf = bytearray(IN_CHUNK)
+    ticks_us = utime.ticks_us
+    ticks_diff = utime.ticks_diff
     due = utime.ticks_ms()
+    due_us = ticks_us()
     while stop is None or not stop():
         # Passes run on a fixed schedule; each is stamped with its scheduled start, so debouncing counts whole scan
-        # periods and a pass that wakes a fraction of a millisecond late does not cost a period of latency.
+        # periods and a pass that wakes a fraction of a millisecond late does not cost a period of latency. The
+        # schedule is kept twice: in ms for the stamps, in us for waking on time and for the pass's slack.
         start = due
         due = utime.ticks_add(due, period)
+        due_us = utime.ticks_add(due_us, period_us)
         if wdt is not None:
             wdt.feed()
         got = 0
@@ -304,21 +329,34 @@ def run(cfg, stream_in, write=None, stop=None, boot_id=None, out_stream=None, le
             got += 1
         if got:
             dev.feed(bytes(inbuf[:got]))  # one call per pass, not one per byte
+        made = out.count
         dev.tick(start)
         if pumping:
-            # the pass's slack goes to USB output (at least OUT_US_PER_PASS): ~70 us a byte, never blocking
-            slack = utime.ticks_diff(due, utime.ticks_ms()) * 1000 - 500
-            floor = OUT_US_BEHIND if out.count > 64 else OUT_US_PER_PASS
+            # the pass's slack goes to USB output (at least OUT_US_PER_PASS): ~60 us a byte, never blocking
+            slack = ticks_diff(due_us, ticks_us()) - 300
+            # a line this pass made (a CHG: ~25 bytes) goes out whole now, even if the next pass starts a little late
+            floor = OUT_US_BEHIND if out.count > OUT_LINE or out.count != made else OUT_US_PER_PASS
             out.pump(slack if slack > floor else floor)
-        left = utime.ticks_diff(due, utime.ticks_ms())
-        if left < -period:
+        left = ticks_diff(due_us, ticks_us())
+        if left < -period_us:
             due = utime.ticks_ms()  # fell behind (a long tag read): start the schedule again from now
-        elif left > 0:
+            due_us = ticks_us()
+            continue
+        while left > 0:
+            if left <= 1500:
+                utime.sleep_us(left)  # the rest, to the microsecond: the pass starts on its schedule
+                break
+            # wait for a command, or until about a millisecond before the next pass is due (poll counts whole ms)
             if ipoll is not None:
-                for _ in ipoll(left):
+                woke = False
+                for _ in ipoll((left - 500) // 1000):
+                    woke = True
                     break
             else:
-                poller.poll(left)
+                woke = bool(poller.poll((left - 500) // 1000))
+            if woke:
+                break  # a command came: the next pass reads it now
+            left = ticks_diff(due_us, ticks_us())
 
 
 def _watchdog_off():

@@ -1,8 +1,9 @@
 """Per-channel debouncing on the scanner: a channel's value changes only after reading the same for settle_ms.
 
 Hardware-free and MicroPython-compatible, and allocation-free in the steady loop: raw and settled values are
-bytearrays (1 = closed), change lists are written into a preallocated list. Times are tick counts; ``diff`` is the
-wrap-safe subtraction (time.ticks_diff on the device).
+bytearrays (1 = closed), change lists are written into a preallocated list. A scan like the last one costs one
+comparison in C, plus a look at the channels still settling. Times are tick counts; ``diff`` is the wrap-safe
+subtraction (time.ticks_diff on the device).
 """
 
 
@@ -19,31 +20,54 @@ class Debouncer:
         self.raw = bytearray(n)
         self.since = [now] * n
         self.changed = [0] * n  # channels whose settled value changed in the last update: changed[:count]
-        self.unsettled = 0  # channels whose raw value differs from the settled one
+        self.waiting = []  # channels whose raw value differs from the settled one, ascending
+        self.unsettled = 0  # how many: len(waiting)
 
     def update(self, now, raw):
         """Record a full scan (bytearray) taken at ``now``; return how many channels' settled value changed (their
-        numbers, ascending, are ``changed[:count]``)."""
+        numbers, ascending, are ``changed[:count]``).
+
+        Only a scan that differs from the last one is walked channel by channel (one comparison in C tells); the
+        scans while a change settles look at the waiting channels alone, so the pass that reports a change costs
+        the same whatever the number of channels."""
         last = self.raw
-        if not self.unsettled and raw == last:
-            return 0  # the steady board: one comparison in C, nothing to do
+        if raw == last:
+            if not self.unsettled:
+                return 0  # the steady board: one comparison in C, nothing to do
+        else:
+            settled = self.settled
+            since = self.since
+            waiting = []
+            for i in range(self.n):
+                v = raw[i]
+                if v != last[i]:
+                    last[i] = v
+                    since[i] = now
+                if v != settled[i]:
+                    waiting.append(i)
+            self.waiting = waiting
+        return self._settle(now)
+
+    def _settle(self, now):
         count = 0
-        unsettled = 0
+        keep = 0
+        waiting = self.waiting
         settled = self.settled
+        last = self.raw
         since = self.since
-        for i in range(self.n):
-            v = raw[i]
-            if v != last[i]:
-                last[i] = v
-                since[i] = now
-            if v != settled[i]:
-                if self.diff(now, since[i]) >= self.settle_ms:
-                    settled[i] = v
-                    self.changed[count] = i
-                    count += 1
-                else:
-                    unsettled += 1
-        self.unsettled = unsettled
+        settle_ms = self.settle_ms
+        diff = self.diff
+        for i in waiting:
+            if diff(now, since[i]) >= settle_ms:
+                settled[i] = last[i]
+                self.changed[count] = i
+                count += 1
+            else:
+                waiting[keep] = i
+                keep += 1
+        if count:
+            del waiting[keep:]
+        self.unsettled = keep
         return count
 
     def pending(self):

@@ -54,8 +54,7 @@ def crc16(data, crc=0xFFFF):
 
 def frame(body):
     """One protocol line: the body, '*', two hex digits of CRC-8 over the body, newline."""
-    c = crc8(body.encode())
-    return body + "*" + HEX[c >> 4] + HEX[c & 15] + "\n"
+    return "%s*%02X\n" % (body, crc8(body.encode()))  # one formatting step: each + would build a new string
 
 
 def unframe(line):

@@ -34,19 +34,22 @@ class MatrixScanner:
         on = self.on
         off = self.off
         delay = self.delay_us
+        settle_us = self.settle_us
         read_word = self.read_word
+        words = self.word
+        col_mask = self.col_mask
         ncols = len(self.cols)
         i = 0
         row = 0
         for r in self.rows:
             r.value(on)
             if delay:
-                delay(self.settle_us)
+                delay(settle_us)
             if read_word is not None:
                 w = read_word()
-                if w != self.word[row]:
-                    self.word[row] = w
-                    for m in self.col_mask:
+                if w != words[row]:
+                    words[row] = w
+                    for m in col_mask:
                         out[i] = 1 if bool(w & m) == bool(on) else 0
                         i += 1
                 else:

@@ -37,6 +37,49 @@ def test_selfchecks_pass_under_cpython(mod):
     assert mod.selfcheck() > 0
 
 
+def _debounce_by_definition(n, settle, scans):
+    """What debouncing means, channel by channel: a channel takes a new value once every scan for ``settle`` ms
+    has read it (from the first scan that did); yields (now, [channels that changed])."""
+    settled, raw, since = [0] * n, [0] * n, [0] * n
+    for now, scan in scans:
+        changed = []
+        for i in range(n):
+            if scan[i] != raw[i]:
+                raw[i], since[i] = scan[i], now
+            if raw[i] != settled[i] and now - since[i] >= settle:
+                settled[i] = raw[i]
+                changed.append(i)
+        yield now, changed
+
+
+@given(st.integers(1, 12), st.integers(0, 40), st.lists(st.tuples(st.integers(1, 15), st.lists(st.integers(0, 11),
+                                                                                              max_size=3)),
+                                                         max_size=60))
+def test_debouncer_that_walks_only_settling_channels_agrees_with_the_definition(n, settle, steps):
+    # each step: time passes, then some channels flip (bounce, slide, lift and place back, or nothing at all)
+    scans, now, cur = [], 0, bytearray(n)
+    for dt, flips in steps:
+        now += dt
+        for ch in flips:
+            if ch < n:
+                cur[ch] ^= 1
+        scans.append((now, bytearray(cur)))
+    deb = fd_debounce.Debouncer(n, settle, now=0)
+    for (t, want), (_, scan) in zip(_debounce_by_definition(n, settle, scans), scans, strict=True):
+        count = deb.update(t, scan)
+        assert deb.changed[:count] == want, (t, scan)
+        assert deb.pending() == any(scan[i] != deb.settled[i] for i in range(n))
+    assert list(deb.settled) == [s for s in _last_settled(n, settle, scans)]
+
+
+def _last_settled(n, settle, scans):
+    settled = [0] * n
+    for _, changed in _debounce_by_definition(n, settle, scans):
+        for i in changed:
+            settled[i] ^= 1
+    return settled
+
+
 # -- the two implementations of the protocol agree -----------------------------------------------------------
 bodies = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=80).filter(lambda b: b == b.strip())
 

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from emulator import stock
 from emulator.chip import FIRMWARE, EmulatedScanner, missing_tools, ws2812_frames
 
 from benchmarks.seeded_games import fixup_stations
@@ -267,6 +268,27 @@ def test_reed_changes_are_reported_within_settle_plus_one_scan(reed: EmulatedSca
     assert_reported_in_time(got, cfg["settle_ms"], cfg["scan_period_ms"])
 
 
+def test_stock_rp2040js_and_the_project_harness_both_report_within_settle_plus_a_period_plus_10_ms(
+        reed: EmulatedScanner) -> None:
+    # The same unmodified firmware and config in rp2040js as it comes (its run loop, its USBCDC host: it answers every
+    # OUT request at once, empty, so its chip spends ~2/3 of its CPU on USB; docs/firmware.md) and in board.mjs, the
+    # same changes at uneven phases; magnet -> the CHG line's LAST byte at the host, what a logic analyser shows.
+    cfg = shipped_config()
+    settle, period = cfg["settle_ms"], cfg["scan_period_ms"]
+    plan = stock.schedule(3)
+    quiet(reed)
+    ours = stock.run_board(reed, plan)
+    run = stock.run_stock(cfg, plan, scan_ms=500)
+    for name, got in (("board.mjs", ours), ("stock rp2040js", run.changes)):
+        assert max(c.last_ms for c in got) <= settle + period + 10, (name, [round(c.last_ms, 2) for c in got])
+        # both count the settle time alike: the reporting scan starts within a period after the settle time (the
+        # change may land just after its row was read), never before the contact can have settled
+        spans = [(c.reporting_scan() - c.at) / MS for c in got]
+        assert all(settle - period <= d <= settle + period + SCAN_JITTER_MS for d in spans), (name, spans)
+        assert min(c.first_ms for c in got) >= settle, name
+    assert 0.98 * 1000 / period <= run.scans_per_s <= 1.02 * 1000 / period, run.scans_per_s
+
+
 def test_bounce_and_a_slide_are_debounced_on_the_chip(reed: EmulatedScanner) -> None:
     mark = reed.mark()
     t = reed.bounce(55, "place", times=6, every_us=2000)  # chatter for 12 ms, then rests closed
@@ -284,7 +306,8 @@ def test_bounce_and_a_slide_are_debounced_on_the_chip(reed: EmulatedScanner) -> 
 
 def test_the_scan_loop_keeps_its_period_and_heartbeats_come_every_second(reed: EmulatedScanner) -> None:
     reed.stats(reset=True)
-    while len([x for x in reed.lines if kind(x.text) == "HB"]) < 3:
+    mark = reed.mark()
+    while len([x for x in reed.lines[mark:] if kind(x.text) == "HB"]) < 2:  # over a second, whatever ran before
         reed.wait_line(lambda x: kind(x) == "HB", since=reed.mark())
     run_until(reed, reed.now() + 300 * MS)
     times = reed.stats()["scan_times"]

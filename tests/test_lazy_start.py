@@ -86,3 +86,40 @@ def test_the_replay_is_built_once_per_game_once_it_is_over(tmp_path: Path) -> No
     table.session.announce({"event": "notice"})  # anything published afterwards (an undo) rebuilds it
     assert payloads.replay_json(table, "red")[1] is not first[1]
     table.stop()
+
+
+def test_facedown_play_is_ready_before_importing_the_web_server_flask_the_bots_or_importlib_metadata(
+        tmp_path: Path) -> None:
+    # what is imported when the links are printed and the ready file written (the moment pi_budget measures)
+    code = ("import json, os, pathlib, sys\n"
+            "write = pathlib.Path.write_text\n"
+            "def ready(self, data, *a, **k):\n"
+            "    write(self, data, *a, **k)\n"
+            "    if str(data).startswith('ready'):\n"
+            "        names = ('importlib.metadata', 'waitress', 'flask', 'controller.bots', 'web_referee.app')\n"
+            "        print(json.dumps({n: n in sys.modules for n in names}), flush=True)\n"
+            "        os._exit(0)\n"
+            "pathlib.Path.write_text = ready\n"
+            "from controller.cli import main\n"
+            f"main(['play', 'stratego', '--board', 'sim', '--journal', {str(tmp_path / 'j.sqlite')!r}, '--port', '0',"
+            f" '--host', '127.0.0.1', '--announce', 'none', '--ready-file', {str(tmp_path / 'ready')!r}])\n")
+    out = run_python(code).strip().splitlines()[-1]
+    assert json.loads(out) == {"importlib.metadata": False, "waitress": False, "flask": False,
+                               "controller.bots": False, "web_referee.app": False}
+
+
+def test_the_entry_point_reader_finds_what_importlib_metadata_finds() -> None:
+    import importlib.metadata
+
+    from controller.entrypoints import entry_points
+
+    for group in ("facedown.hooks", "facedown.bots", "console_scripts"):
+        ours = sorted((e.name, e.value, e.dist.name if e.dist else None) for e in entry_points(group))
+        theirs = sorted((e.name, e.value, e.dist.name if e.dist else None)
+                        for e in importlib.metadata.entry_points(group=group))
+        assert ours == theirs, group
+    assert {e.name for e in entry_points("facedown.hooks")} >= {"two_squares", "carry_flag"}
+    two = next(e for e in entry_points("facedown.hooks") if e.name == "two_squares")
+    from controller.rules.hooks import TwoSquares
+
+    assert two.load() is TwoSquares

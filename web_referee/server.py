@@ -24,8 +24,6 @@ import socket
 import threading
 from typing import Any, TextIO
 
-from waitress.server import TcpWSGIServer
-
 from controller.errors import FaceDownError
 
 log = logging.getLogger(__name__)
@@ -45,45 +43,58 @@ class WebServerError(FaceDownError, OSError):
     """The web referee cannot listen (the port is taken, the address is not this machine's): says which."""
 
 
-class FairServer(TcpWSGIServer):
-    """waitress's TCP server with a per-address connection cap and a deadline for request headers."""
+def fair_server_class() -> type:
+    """``FairServer``, defined on first use: waitress is imported when the server starts serving, after the referee
+    is ready (the import is ~8 ms of CPU here, most of it the ``platform`` module)."""
+    global _FAIR
+    if _FAIR is None:
+        from waitress.server import TcpWSGIServer
 
-    per_address = PER_ADDRESS
-    header_timeout_s = 10.0
+        class FairServer(TcpWSGIServer):
+            """waitress's TCP server with a per-address connection cap and a deadline for request headers."""
 
-    def handle_accept(self) -> None:
-        try:
-            pair = self.accept()
-        except OSError:
-            return
-        if pair is None:
-            return
-        conn, addr = pair
-        host = addr[0] if isinstance(addr, tuple) else addr
-        held = sum(1 for ch in list(self.active_channels.values()) if isinstance(ch.addr, tuple) and ch.addr[0] == host)
-        if held >= self.per_address:
-            conn.close()  # this address holds its share already: refuse at once, keep the rest for the others
-            return
-        try:
-            self.set_socket_options(conn)
-        except OSError:
-            conn.close()
-            return
-        self.channel_class(self, conn, self.fix_addr(addr), self.adj, map=self._map)
+            per_address = PER_ADDRESS
+            header_timeout_s = 10.0
 
-    def maintenance(self, now: float) -> None:
-        super().maintenance(now)
-        cutoff = now - self.header_timeout_s
-        for ch in list(self.active_channels.values()):
-            req = ch.request
-            if req is not None and not req.headers_finished:
-                started = getattr(req, "facedown_started", None)
-                if started is None:
-                    req.facedown_started = ch.last_activity if ch.last_activity < now else now
-                elif started < cutoff:
-                    ch.will_close = True  # headers trickling in for too long: a slow-header attack
-            elif req is None and not ch.requests and ch.creation_time < cutoff and ch.last_activity == ch.creation_time:
-                ch.will_close = True  # connected and never said a word
+            def handle_accept(self) -> None:
+                try:
+                    pair = self.accept()
+                except OSError:
+                    return
+                if pair is None:
+                    return
+                conn, addr = pair
+                host = addr[0] if isinstance(addr, tuple) else addr
+                held = sum(1 for ch in list(self.active_channels.values()) if isinstance(ch.addr, tuple) and ch.addr[0] == host)
+                if held >= self.per_address:
+                    conn.close()  # this address holds its share already: refuse at once, keep the rest for the others
+                    return
+                try:
+                    self.set_socket_options(conn)
+                except OSError:
+                    conn.close()
+                    return
+                self.channel_class(self, conn, self.fix_addr(addr), self.adj, map=self._map)
+
+            def maintenance(self, now: float) -> None:
+                super().maintenance(now)
+                cutoff = now - self.header_timeout_s
+                for ch in list(self.active_channels.values()):
+                    req = ch.request
+                    if req is not None and not req.headers_finished:
+                        started = getattr(req, "facedown_started", None)
+                        if started is None:
+                            req.facedown_started = ch.last_activity if ch.last_activity < now else now
+                        elif started < cutoff:
+                            ch.will_close = True  # headers trickling in for too long: a slow-header attack
+                    elif req is None and not ch.requests and ch.creation_time < cutoff and ch.last_activity == ch.creation_time:
+                        ch.will_close = True  # connected and never said a word
+
+        _FAIR = FairServer
+    return _FAIR
+
+
+_FAIR: type | None = None
 
 
 def _raise_fd_limit(want: int) -> None:
@@ -107,6 +118,32 @@ def lan_address() -> str:
         s.close()
 
 
+def _listen(host: str, port: int) -> tuple[socket.socket, tuple[Any, ...]]:
+    """A socket listening on ``host:port`` (what waitress would bind: the first address ``host`` resolves to), with
+    its (family, type, proto, address); WebServerError says why not."""
+    try:
+        # an ASCII name goes as bytes: the same lookup, without importing the IDNA codec (~3 ms of CPU here)
+        name: str | bytes = host.encode("ascii") if host.isascii() else host
+        family, kind, proto, _, addr = socket.getaddrinfo(name, port, socket.AF_UNSPEC, socket.SOCK_STREAM,
+                                                          socket.IPPROTO_TCP, socket.AI_PASSIVE)[0]
+    except (OSError, UnicodeError) as exc:
+        raise WebServerError(errno.EADDRNOTAVAIL, f"cannot listen on {host}:{port}: {exc}") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(addr)
+        sock.listen(1024)  # waitress's default backlog
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise WebServerError(exc.errno, f"port {port} on {host} is already in use (another FaceDown referee, "
+                                 "or another program): stop it, or choose another with --port") from None
+        raise WebServerError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock, (family, kind, proto, addr)
+
+
 class WebServer:
     """The web referee of one table, served by waitress on ``host:port`` (port 0: any free port).
 
@@ -118,8 +155,6 @@ class WebServer:
                  streams_per_role: int = STREAMS_PER_ROLE, per_address: int = PER_ADDRESS,
                  connection_limit: int = 1000, header_timeout_s: float = 10.0,
                  spectator_streams_per_address: int | None = None) -> None:
-        from waitress.adjustments import Adjustments
-
         self.table = table
         roles = len(table.game.sides) + 1  # the seats and the arbiter
         if threads is None:
@@ -138,19 +173,16 @@ class WebServer:
         }
         self._app_lock = threading.Lock()
         _raise_fd_limit(connection_limit + 64)
-        adj = Adjustments(host=host, port=port, threads=threads, ident="facedown", clear_untrusted_proxy_headers=True,
-                          connection_limit=connection_limit, channel_timeout=20, cleanup_interval=1,
-                          channel_request_lookahead=1, asyncore_use_poll=True, max_request_body_size=MAX_REQUEST)
-        server_class = type("FacedownServer", (FairServer,), {"per_address": per_address, "header_timeout_s": header_timeout_s})
-        try:
-            self._server = server_class(self._serve, adj=adj, sockinfo=adj.listen[0])
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise WebServerError(exc.errno, f"port {port} on {host} is already in use (another FaceDown referee, "
-                                     "or another program): stop it, or choose another with --port") from None
-            raise WebServerError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        # The port listens from here on (connections wait in its backlog); waitress takes the socket in start().
+        self._sock, self._sockinfo = _listen(host, port)
+        self._adj = {"host": host, "port": port, "threads": threads, "ident": "facedown",
+                     "clear_untrusted_proxy_headers": True, "connection_limit": connection_limit,
+                     "channel_timeout": 20, "cleanup_interval": 1, "channel_request_lookahead": 1,
+                     "asyncore_use_poll": True, "max_request_body_size": MAX_REQUEST}
+        self._limits = {"per_address": per_address, "header_timeout_s": header_timeout_s}
+        self._server: Any = None
         self.host = host
-        self.port = int(self._server.effective_port)
+        self.port = int(self._sock.getsockname()[1])
         self._thread: threading.Thread | None = None
 
     @property
@@ -182,9 +214,15 @@ class WebServer:
         threading.Thread(target=build, name="facedown-web-warm-up", daemon=True).start()
 
     def start(self) -> None:
-        """Serve in a background thread; returns at once (the socket is already listening)."""
+        """Serve in a background thread; returns at once (the socket listens since the server was made)."""
         if self._thread is not None:
             return
+        from waitress.adjustments import Adjustments
+
+        adj = Adjustments(**self._adj)
+        server_class = type("FacedownServer", (fair_server_class(),), dict(self._limits))
+        self._server = server_class(self._serve, adj=adj, sockinfo=self._sockinfo, _sock=self._sock,
+                                    bind_socket=False)
         self._thread = threading.Thread(target=self._server.run, name="facedown-web", daemon=True)
         self._thread.start()
 
@@ -194,6 +232,9 @@ class WebServer:
 
         if self._app is not None:
             self.hub.close_all()
+        if self._server is None:
+            self._sock.close()  # never served: only the listening socket to close
+            return
         stop_waitress(self._server, self._thread, drain_s=2)
         self._thread = None
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import re
 import shutil
-import subprocess
 from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
@@ -130,6 +129,8 @@ class VoiceAnnouncer:
         if self.wav_dir is not None:
             self._count += 1
             wav = self.wav_dir / f"{self._count:04d}.wav"
+        import subprocess  # here, not at import: `facedown play` without a voice starts ~5 ms sooner
+
         command = espeak_command(self.executable, self.language, speed=self.speed, wav=wav)
         result = subprocess.run(command, input=text.encode("utf-8"), capture_output=True, timeout=self.timeout,
                                 check=False)

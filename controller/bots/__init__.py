@@ -8,9 +8,9 @@ external program that speaks the protocol of ``docs/bots.md`` on stdin/stdout.
 
 from __future__ import annotations
 
-from importlib.metadata import entry_points
 from typing import Any
 
+from ..entrypoints import entry_points
 from .base import Bot, BotError, Player
 from .facedown import FaceDownBot
 from .simple import GreedyBot, RandomBot
@@ -23,7 +23,7 @@ ENTRY_POINTS = "facedown.bots"
 
 def bot_names() -> list[str]:
     """Every bot name that ``find_bot`` knows without ``cmd:`` (built-ins and installed entry points)."""
-    return sorted(set(BUILTIN) | {ep.name for ep in entry_points(group=ENTRY_POINTS)})
+    return sorted(set(BUILTIN) | {ep.name for ep in entry_points(ENTRY_POINTS)})
 
 
 def find_bot(name: str, *, jail: Any = None) -> Bot:
@@ -46,7 +46,7 @@ def find_bot(name: str, *, jail: Any = None) -> Bot:
             return BUILTIN[base](level)
         except BotError as exc:
             raise ValueError(f"bot {name!r}: {exc}") from None
-    for ep in entry_points(group=ENTRY_POINTS):
+    for ep in entry_points(ENTRY_POINTS):
         if ep.name == base:
             bot = ep.load()(level)
             if not isinstance(bot, Bot):

@@ -326,8 +326,7 @@ def run(args: argparse.Namespace) -> int:
             except WebServerError as exc:
                 print(f"facedown play: {exc.strerror}", file=sys.stderr)
                 return 2
-            server.start()
-            server.print_links(sys.stdout)
+            server.print_links(sys.stdout)  # the port listens already; waitress takes it once the referee is ready
         if broker is not None:
             from controller.club.bus import TableBus
 
@@ -341,6 +340,7 @@ def run(args: argparse.Namespace) -> int:
 
         tuning.for_low_latency()
         if server is not None:
+            server.start()  # waitress (imported only now) serves what waited in the port's backlog
             server.warm_up()  # the web page's Flask app, built now that the referee is ready
         while not stop.wait(1.0):  # once a second: an idle referee wakes as little as it can (Pi budget)
             if supervisor.failed.is_set():
@@ -369,6 +369,8 @@ def run(args: argparse.Namespace) -> int:
 
 def chosen_computers(game_id: str, items: list[str], bot_user: str | None = None) -> dict[str, str]:
     """The --seat SIDE=bot:NAME items as {side: bot name}, checked (and --bot-user with them) before the table opens."""
+    if not items:
+        return {}  # no computer seat: the bots' modules stay unimported (start-up CPU)
     from controller.bots.jail import Jail, same_user_warning
     from controller.commands.script import parse_seats
     from controller.rules import load_game
@@ -389,6 +391,10 @@ def computer_seats(table: Any, items: list[str], bot_time_s: float = BOT_TIME_S,
     """The --seat SIDE=bot:NAME computer seats, each bound to the table's session (its deployment registered now).
     A computer seat has no seat link: the table was opened without its token (``open_table(computers=...)``); a
     table opened with one loses it here, before any link is printed or served."""
+    if not bot_time_s > 0:
+        raise SystemExit(f"facedown play: --bot-time must be a number of seconds above 0, not {bot_time_s:g}")
+    if not items:
+        return []  # no computer seat: the bots' modules stay unimported (start-up CPU)
     from controller.bots import find_bot
     from controller.bots.jail import Jail, memory_limit
     from controller.commands.script import parse_seats
@@ -404,7 +410,5 @@ def computer_seats(table: Any, items: list[str], bot_time_s: float = BOT_TIME_S,
         bots = {side: find_bot(name, jail=jail) for side, name in chosen.items()}
     except ValueError as exc:  # a ScriptError, or a bot find_bot does not know
         raise SystemExit(f"facedown play: {exc}") from None
-    if not bot_time_s > 0:
-        raise SystemExit(f"facedown play: --bot-time must be a number of seconds above 0, not {bot_time_s:g}")
     return [ComputerSeat(table.session, side, bot, name=chosen[side], time_ms=bot_time_s * 1000.0)
             for side, bot in bots.items()]

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
-from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..entrypoints import EntryPoint, entry_points
 from .base import ALL, Pending, Piece, Reveal
 from .errors import RulesError
 from .say import Say, say
@@ -303,7 +303,7 @@ class Registry(Mapping[str, Hook]):
 @lru_cache(maxsize=8)
 def _entry_points(group: str) -> dict[str, EntryPoint]:
     found: dict[str, EntryPoint] = {}
-    for ep in entry_points(group=group):
+    for ep in entry_points(group):
         other = found.get(ep.name)
         if other is not None and other.value != ep.value:
             mine = ep.dist.name if ep.dist else "?"
