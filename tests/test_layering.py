@@ -22,7 +22,7 @@ PRODUCT = ("controller", "web_referee")
 #: The layers, lowest first: a module may import modules of its own layer and of the layers below, never above.
 #: Each entry names a module or a package (all of it); a module belongs to the longest entry it falls under.
 LAYERS: list[list[str]] = [
-    ["controller", "controller.errors", "controller.textfiles", "controller.docreader"],
+    ["controller", "controller.errors", "controller.entrypoints", "controller.textfiles", "controller.docreader"],
     ["controller.rules"],
     ["controller.messages"],
     ["controller.sensing", "controller.setups_store", "controller.records", "controller.lights",

@@ -168,10 +168,12 @@ class RemoteHost:
         return session
 
     def _load_commitments(self) -> dict[str, dict[str, str]]:
-        try:
-            data = json.loads(self.commit_path.read_text())
-        except FileNotFoundError:
+        from controller.textfiles import parse_json, read_text
+
+        if not self.commit_path.exists():
             return {}
+        try:  # its own file, still bounded and a regular file (a station's digest each: a few kB)
+            data = parse_json(read_text(self.commit_path, "commitments file", cap=1024 * 1024), str(self.commit_path))
         except ValueError as exc:
             raise RemoteError(f"{self.commit_path}: not the host's commitments file ({exc})") from None
         return {str(s): {str(k): str(v) for k, v in c.items()} for s, c in data.items()}

@@ -101,8 +101,10 @@ class RemoteSeat:
     def _load_state(self) -> None:
         if self.state_path is None or not self.state_path.exists():
             return
-        try:
-            data = json.loads(self.state_path.read_text())
+        from controller.textfiles import parse_json, read_text
+
+        try:  # its own file, still bounded and a regular file (a salt a station: a few kB)
+            data = parse_json(read_text(self.state_path, "seat state file", cap=1024 * 1024), str(self.state_path))
         except ValueError as exc:
             raise RemoteError(f"{self.state_path}: not this seat's saved state ({exc})") from None
         if data.get("game") == self.game_id and data.get("seat") == self.seat:
