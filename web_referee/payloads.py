@@ -19,6 +19,7 @@ def game_meta(game: GameDef) -> dict[str, Any]:
         "id": game.id,
         "name": game.name,
         "zh": game.zh,
+        "zh_hans": getattr(game, "zh_hans", "") or game.zh,
         "sides": list(game.sides),
         "stations": [{"id": s.id, "x": s.x, "y": s.y, "kind": s.kind, "label": s.label} for s in game.stations],
         "lines": [{"kind": ln.kind, "stations": list(ln.stations)} for ln in game.lines],
