@@ -27,7 +27,7 @@ def _cjk(text: str) -> set[str]:
 #: characters the Traditional catalog writes and the Simplified one never does, and the Traditional forms the game
 #: files' names use (their pieces' zh/zh_hans pairs, and the forms of the game names: 陸 國 戰 電 紀 閃 軍)
 TRADITIONAL_ONLY = (_cjk(_values("zh-Hant")) - _cjk(_values("zh-Hans"))) | set("陸國戰電紀閃軍將帥師團營連長艦機場彈飛導砲衛")
-TRADITIONAL_ONLY |= {t for g in BUILTIN for p in load_game(g).pieces 
+TRADITIONAL_ONLY |= {t for g in BUILTIN for p in load_game(g).pieces
                      if len(p.zh) == len(p.zh_hans) for t, h in zip(p.zh, p.zh_hans, strict=True) if t != h}
 
 
