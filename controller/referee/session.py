@@ -446,6 +446,8 @@ class Session:
         self.mismatch = None
         if isinstance(action, FixupDone):
             was_waiting = self._waiting_for_board
+            if was_waiting and self.pending is not None and self.pending.kind == "layout" and self._layout_said:
+                self._layout_progress(())  # the progress line ends at "laid out 40 of 40"
             self._waiting_for_board = False
             self._board_diff = ()
             if was_waiting:

@@ -155,8 +155,8 @@
     // laying out (and comparing the board after a resume) is one line that moves on, not a line per piece
     const progress = ev.event === "fixup" && (ev.kind === "layout" || (ev.say && ev.say.code === "event.board_differs"));
     const top = $("log").firstChild;
-    if (progress && top && top.classList.contains("progress")) top.remove();
-    if (progress) li.classList.add("progress");
+    if (progress && top && top.classList.contains("progress-line")) top.remove();
+    if (progress) li.classList.add("progress-line");
     li.value = ev.seq;
     li.classList.add(`ev-${cls(ev.event)}`);
     li.setAttribute("data-seq", String(ev.seq));
@@ -222,7 +222,7 @@
       return;
     } else { r = S.last_ruling; live = !!(verdictShown && verdictShown.live); }
     // in play the verdict keeps its place even before the first ruling, so the board below never jumps
-    box.hidden = !r && S.status.phase === "setup";
+    box.hidden = !r && (S.status.phase === "setup" || S.status.ply === 0);
     box.classList.toggle("empty", !r);
     if (!r) return;
     const v = shortVerdict(r);
@@ -273,7 +273,10 @@
       // laying out (or after an undo, a resume, a refused move): every station that differs from the referee's board,
       // ticked off as it comes to match (kept in the list, so the list does not jump while the board fills in)
       for (const s of new Set([...occ, ...exp])) if (!matches(s) && !layoutSeen.has(s)) layoutSeen.set(s, exp.has(s) ? owners[s] || null : null);
-      const mineFirst = (a, b) => ((layoutSeen.get(b) === ROLE) - (layoutSeen.get(a) === ROLE)) || (a < b ? -1 : a > b ? 1 : 0);
+      // what is still to do first (own pieces before the others'), then what is done, each in the board's order
+      const order = (st) => G.stations.findIndex((x) => x.id === st);
+      const mineFirst = (a, b) => (matches(a) - matches(b)) || ((layoutSeen.get(b) === ROLE) - (layoutSeen.get(a) === ROLE))
+        || (order(a) - order(b));
       const computers = S.status.computers || [];
       const items = [...layoutSeen.keys()].sort(mineFirst).map((s) => {
         const owner = layoutSeen.get(s);

@@ -211,6 +211,11 @@ window.FDBoard = (() => {
         const d = Math.hypot(x1 - x0, y1 - y0) || 1, cut = Math.min(PITCH * 0.2, d / 4);
         const ux = (x1 - x0) / d, uy = (y1 - y0) / d;
         const attrs = {x1: x0 + ux * cut, y1: y0 + uy * cut, x2: x1 - ux * cut, y2: y1 - uy * cut, "marker-end": "url(#fd-arrow-head)"};
+        // a ring round each station, outside the piece standing there: from white, to cyan (the lights' colours)
+        for (const [cx, cy, kind] of [[x0, y0, "from"], [x1, y1, "to"]]) {
+          el("circle", {cx, cy, r: PITCH * 0.54, class: "ring-under"}, arrowLayer);
+          el("circle", {cx, cy, r: PITCH * 0.54, class: `ring ring-${kind}`}, arrowLayer);
+        }
         el("line", {...attrs, class: "arrow-under"}, arrowLayer);
         el("line", {...attrs, class: `arrow arrow-${a.kind}`, "data-from": a.from, "data-to": a.to}, arrowLayer);
       }
