@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import DESKTOP, PHONE, chromium, choose, english_words, open_page, served, wait
+from browser_support import DESKTOP, PHONE, choose, chromium, english_words, open_page, served, wait
 
 from benchmarks.seeded_games import fixup_stations
 from controller.bots.simple import RandomBot
@@ -124,11 +124,18 @@ def do_fixup(table: Any, pages: dict[str, Any], before: dict[str, int], frm: str
         page.wait_for_function("() => document.body.getAttribute('data-focus') !== null")
         problems = on_screen(page, sorted(set(stations)))
         assert not problems, (name, problems, page.inner_text("#guidance"))
-    for i, s in enumerate(stations):
+    ticked = 0
+    for s in stations:
         flip(table, s)
-        if i < len(stations) - 1 and table.session.pending is not None:
-            for name, page in pages.items():
-                page.wait_for_function("n => document.querySelectorAll('#fix-list li.done').length >= n", arg=i + 1)
+        pending = table.view(table.game.sides[0]).pending
+        if pending is None:
+            break
+        # each page ticks the steps the referee says the board has done, as it does them
+        n = sum(1 for st in pending["steps"] if st["done"] and st.get("action") != "none")
+        ticked = max(ticked, n)
+        for page in pages.values():
+            page.wait_for_function("n => document.querySelectorAll('#fix-list li.done').length >= n", arg=n)
+    report.append(f"ticked {ticked} of the fix-up's steps before its end")
     wait(lambda: table.session.pending is None and not table.session.status["mismatch"], what="the fix-up done")
     report.append(f"fix-up {stations}")
 
@@ -169,7 +176,7 @@ def computer_move(table: Any, pages: dict[str, Any], report: list[str], marks_ms
         stray = next(s for s in sorted(table.state.board) if s not in (frm, to))
         heard = len(table.session.log)
         flip(table, stray)
-        for name, page in pages.items():
+        for page in pages.values():
             page.wait_for_selector(f'#board g.station.mismatch[data-station="{stray}"]')
             page.wait_for_selector("#banner.computer.wrong")
         said = [e.public for e in table.session.log[heard:] if e.public.get("kind") == "wrong_lift"]

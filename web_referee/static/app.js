@@ -471,7 +471,8 @@
     if (!homed) return;
     const stations = focusStations(list);
     const key = JSON.stringify(stations);
-    if (key === focusKey) return;
+    const resized = B.fitHeight();  // the pinned box above may have grown or shrunk
+    if (key === focusKey) { if (resized && stations.length) B.show(stations); return; }
     focusKey = key;
     const moved = B.show(stations);
     if (stations.length && !onFirstScreen(stations)) window.scrollTo(0, 0);

@@ -80,11 +80,15 @@ window.FDBoard = (() => {
     /* the board's window ends at the bottom of the first screen (the pinned box above it, its tools below), so
        whatever it shows is on the first screen; on a desktop the stylesheet's height holds */
     function fitHeight() {
-      if (window.matchMedia("(min-width: 1000px)").matches) { wrap.style.maxHeight = ""; return; }
-      const top = wrap.getBoundingClientRect().top + window.scrollY;
-      const tools = document.getElementById("board-tools");
-      const below = tools ? tools.getBoundingClientRect().height + 12 : 12;
-      wrap.style.maxHeight = `${Math.max(200, Math.floor(window.innerHeight - top - below))}px`;
+      const was = wrap.style.maxHeight;
+      if (window.matchMedia("(min-width: 1000px)").matches) wrap.style.maxHeight = "";
+      else {
+        const top = wrap.getBoundingClientRect().top + window.scrollY;
+        const tools = document.getElementById("board-tools");
+        const below = tools ? tools.getBoundingClientRect().height + 12 : 12;
+        wrap.style.maxHeight = `${Math.max(200, Math.floor(window.innerHeight - top - below))}px`;
+      }
+      return wrap.style.maxHeight !== was;  // changed: what was in the window may not be any more
     }
     /* the arrows at the board's edges where it goes on beyond the window (it pans: drag, or it pans by itself) */
     const frame = wrap.parentElement;
@@ -248,7 +252,7 @@ window.FDBoard = (() => {
     }
 
     return {
-      pts, groups, draw, flash, layout, setZoom, scrollHome, show, cues,
+      pts, groups, draw, flash, layout, setZoom, scrollHome, show, cues, fitHeight,
       tapPx: () => PITCH * (parseFloat(svg.style.width) / vb.width),
       isZoomed: () => zoom !== null,
     };
