@@ -264,3 +264,34 @@ def test_a_first_game_against_the_computer(game: str, browser: Any, tmp_path: Pa
         for s in seats:
             s.close()
     assert not errors, errors
+
+
+def test_the_arbiter_confirms_what_cannot_be_undone_in_the_pages_language(browser: Any, tmp_path: Path) -> None:
+    """The arbiter's page in Simplified Chinese: the sensors line names the board's kind in Chinese; ending the game
+    takes a second tap (the first only asks); the record downloads in the page's language, and in English."""
+    errors: list[str] = []
+    rng = random.Random(3)
+    with served("stratego", tmp_path) as (table, base):
+        for side in table.game.sides:
+            assert table.session.register_setup(side, random_deployment(table.game, side, rng, table.state.options)) == []
+        for s in table.state.board:
+            table.board.place(s)
+        wait(lambda: table.state.phase == "play" and not table.session.status["waiting_for_board"], what="play")
+        arb = open_page(browser, f"{base}/arbiter/{table.tokens['arbiter']}", errors, viewport=PHONE, lang="zh-Hans")
+        arb.wait_for_selector("#sensors:has-text('模拟棋盘')")
+        labels = {s.id for s in table.game.stations}
+        assert not english_words(arb, ("#arbiter",), labels | {"QR"}), arb.inner_text("#arbiter")
+        arb.click("#arb-end")
+        arb.wait_for_selector("#arb-end.confirming:has-text('再点一次确认')")
+        time.sleep(0.3)
+        assert table.state.phase == "play"  # one tap alone ends nothing
+        arb.click("#arb-end")
+        wait(lambda: table.state.phase == "over", what="the game ended")
+        arb.wait_for_selector("#replay:not([hidden]) #record-en:not([hidden])")
+        href = arb.get_attribute("#record", "href")
+        assert href.endswith("lang=zh-Hans") and arb.inner_text("#record") == "下载棋谱"
+        text = arb.context.request.get(base + href).text()
+        assert "棋谱" in text and "裁判：结束对局" in text, text[:300]
+        english = arb.context.request.get(base + arb.get_attribute("#record-en", "href")).text()
+        assert english.startswith("FaceDown record: Stratego") and "arbiter: end" in english
+    assert not errors, errors
