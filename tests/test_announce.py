@@ -600,3 +600,36 @@ def test_a_computer_seats_instructions_are_read_aloud_and_printed_in_every_langu
     out = io.StringIO()
     ConsoleAnnouncer(out, game=luzhanqi).announce(move)
     assert out.getvalue() == "Blue (computer): move the token on e7 to e6\n"
+
+
+def test_a_scout_that_attacked_is_revealed_where_it_came_from():
+    """A Stratego scout runs a7 -> a4 onto a stronger piece and loses (issue 37): the console and the voice say the
+    scout shown came from a7 - it never stood on a4 - and the piece attacked is named where it stands."""
+    import random
+
+    from controller.referee.ruling_plan import ruling_event
+    from controller.rules import Move, new_game
+    from controller.rules.deploy import random_deployment
+
+    game = load_game("stratego")
+    rng = random.Random(5)
+    st = new_game(game)
+    for side in ("red", "blue"):
+        placement = random_deployment(game, side, rng, st.options)
+        if side == "red":  # a scout on a4 with the a-file open to a7, Blue's marshal on a7
+            other = next(s for s, p in placement.items() if p == "scout")
+            placement[other], placement["a4"] = placement["a4"], "scout"
+        else:
+            other = next(s for s, p in placement.items() if p == "marshal")
+            placement[other], placement["a7"] = placement["a7"], "marshal"
+        st.deploy(side, placement)
+    st.apply(("a4", "a5"))  # the scout steps up; Blue moves elsewhere; then the scout runs a5 -> a7 over a6
+    blue = next(m for m in st.legal_moves() if m[0] != "a7")
+    st.apply(blue)
+    frm, to = "a5", "a7"
+    ruling = st.apply((frm, to))
+    event = ruling_event(ruling, Move(frm, to), "red")
+    line = describe(event, game)
+    assert "Revealed:" in line and "Red Scout (moved from a5)" in line and "Blue Marshal at a7" in line, line
+    assert "Scout at a7" not in line
+    assert "（从a5走出）" in describe(event, game, "zh-Hans")

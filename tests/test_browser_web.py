@@ -114,6 +114,10 @@ def test_a_newcomer_sets_up_plays_twenty_moves_and_replays(browser, tmp_path: Pa
                 undone = True
                 arb = open_page(browser, f"{base}/arbiter/{table.tokens['arbiter']}", errors, viewport=DESKTOP)
                 assert arb.locator("#arb-out-row").is_hidden()  # two seats: no "put this seat out"
+                ply = table.state.ply
+                arb.click("#arb-undo")  # an undo cannot be taken back: the first tap asks for a second one
+                arb.wait_for_selector("#arb-undo.confirming")
+                assert table.state.ply == ply and "confirm" in arb.inner_text("#arb-undo")
                 arb.click("#arb-undo")
                 wait(lambda: table.session.status["waiting_for_board"], what="the undo")
                 red.wait_for_selector("#guidance:not([hidden]) #fix-list li[data-station]")

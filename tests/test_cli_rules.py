@@ -34,7 +34,7 @@ def test_json_contract_shape(capsys: pytest.CaptureFixture[str], game: str) -> N
         assert list(row) == ids, attacker
         assert set(row.values()) <= {"attacker", "defender", "both", "bounce", "illegal"}
     assert doc == contract(game)
-    assert "斥侯" in out or game == "luzhanqi"  # zh written as is, not as \\u escapes
+    assert "斥候" in out or game == "luzhanqi"  # zh written as is, not as \\u escapes
 
 
 def test_json_with_an_option(capsys: pytest.CaptureFixture[str]) -> None:

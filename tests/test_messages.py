@@ -66,7 +66,7 @@ def test_render_names_pieces_sides_and_stations_by_param_name():
     game = load_game("stratego")
     msg = say("reason.cannot_reach", piece="scout", **{"from": "j4", "to": "i5"})
     assert render(msg, "en", game) == "a Scout cannot go from j4 to i5."
-    assert render(msg, "zh-Hant", game) == "斥侯不能從 j4 走到 i5。"
+    assert render(msg, "zh-Hant", game) == "斥候不能從 j4 走到 i5。"
     general = say("verdict.piece_lost", piece="general", side="blue")
     assert render(general, "zh-Hans", game) == "蓝方失去将军" and render(general, "zh-Hant", game) == "藍方失去將軍"
     nested = say("event.fixup", steps=[say("step.return", station="a5", owner="red", to="a4"), say("step.take_off", station="b1")])

@@ -56,7 +56,7 @@ def test_a_deployment_is_checked_against_the_counts_of_its_options() -> None:
     state = new_game(game, {"army": "big"})
     with pytest.raises(SetupError) as info:
         state.deploy("red", {"a2": "captain", "c1": "mine", "a1": "flag", "b2": "scout", "c2": "scout"})
-    assert [str(p) for p in info.value.problems] == ["Scout (斥侯): 2 placed, 3 expected"]
+    assert [str(p) for p in info.value.problems] == ["Scout (斥候): 2 placed, 3 expected"]
 
 
 def test_an_unconditional_entry_under_counts_is_rejected_with_its_path() -> None:

@@ -37,7 +37,7 @@ def test_the_documented_example_plays() -> None:
     assert {(p.station, p.message) for p in info.value.problems} == {
         ("a2", "the flag stands on the back row"),
         ("b1", "a mine may not stand in a fort"),
-        (None, "Scout (斥侯): 1 placed, 2 expected"),
+        (None, "Scout (斥候): 1 placed, 2 expected"),
     }
     state.deploy("red", {"a1": "flag", "b1": "scout", "c1": "mine", "a2": "captain", "c2": "scout"})
     state.deploy("blue", {"c4": "flag", "b4": "scout", "a4": "mine", "b3": "captain", "a3": "scout"})

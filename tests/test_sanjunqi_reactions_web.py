@@ -145,7 +145,7 @@ def test_firing_takes_the_aircraft_off_publicly_with_a_fixup_and_replays(game: G
     without = rebuild([e for e in events if e.kind != "reaction"])
     assert TARGET in without.board
     record = client.get(f"/api/{game.table.tokens['arbiter']}/record.txt").get_data(as_text=True)
-    assert f"blue takes reaction offer {offer.id}" in record
+    assert f"Blue takes reaction offer {offer.id}" in record
 
 
 def test_holding_is_private_and_journaled(game: Game, client) -> None:  # noqa: ANN001

@@ -203,6 +203,16 @@ def test_arbiter_actions(client, game: Game) -> None:  # noqa: ANN001
     rec = client.get("/api/public/record.txt")
     assert rec.status_code == 200 and "arbiter: undo" in rec.get_data(as_text=True)
     assert "attachment" in rec.headers["Content-Disposition"]
+    # the record in the page's language (issue 37): the 下载棋谱 link of a zh-Hans page is all Chinese but for the
+    # station ids and the game's own id
+    zh = client.get("/api/public/record.txt?lang=zh-Hans")
+    text = zh.get_data(as_text=True)
+    assert zh.status_code == 200 and "棋谱" in text and "裁判：撤销上一次裁决" in text and "zh-Hans" in zh.headers["Content-Disposition"]
+    ids = {s.id for s in game.table.game.stations} | {game.table.game.id} | set(game.table.state.options) | {"open"}
+    ids.add("agreed")  # the arbiter's own words
+    words = {w for w in re.findall(r"[A-Za-z][A-Za-z0-9_]*", text) if w not in ids and w != "FaceDown"}
+    assert not words, text
+    assert client.get("/api/public/record.txt?lang=fr").status_code == 400
 
 
 def test_qr_codes_and_links_for_the_arbiter_only(client, game: Game) -> None:  # noqa: ANN001

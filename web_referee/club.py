@@ -288,7 +288,7 @@ def _board_for(game_id: str) -> dict[str, Any] | None:
         return None
     game = load_game(game_id)
     board = screen_board(game, game.sides[0])
-    return {"id": game.id, "name": game.name, "zh": game.zh, "sides": list(game.sides), "viewbox": board.viewbox,
+    return {"id": game.id, "name": game.name, "zh": game.zh, "zh_hans": game.zh_hans, "sides": list(game.sides), "viewbox": board.viewbox,
             "layer": board.layer, "pieces": {p.id: {"name": p.name, "zh": p.zh} for p in game.pieces}}
 
 

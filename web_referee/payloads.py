@@ -19,6 +19,7 @@ def game_meta(game: GameDef) -> dict[str, Any]:
         "id": game.id,
         "name": game.name,
         "zh": game.zh,
+        "zh_hans": getattr(game, "zh_hans", "") or game.zh,
         "sides": list(game.sides),
         "stations": [{"id": s.id, "x": s.x, "y": s.y, "kind": s.kind, "label": s.label} for s in game.stations],
         "lines": [{"kind": ln.kind, "stations": list(ln.stations)} for ln in game.lines],
@@ -168,54 +169,94 @@ def _cached(table: Any, name: str, build: Any) -> Any:
         return value
 
 
-def record_text(table: Any) -> str:
-    """The game's journal as a plain-text record (everything revealed: for after the game, or the arbiter).
+def record_text(table: Any, lang: str = "en") -> str:
+    """The game's journal as a plain-text record in ``lang`` (everything revealed: for after the game, or the
+    arbiter).
 
-    One pass over the journal (O(plies)); kept per game once it is over, as :func:`replay_json` is."""
-    return _cached(table, "record", lambda: _record_text(table))
+    One pass over the journal (O(plies)); kept per game and language once it is over, as :func:`replay_json` is."""
+    from controller.messages import LANGS
+
+    if lang not in LANGS:
+        raise ValueError(f"no record in {lang[:20]!r}; languages are {', '.join(LANGS)}")
+    return _cached(table, f"record-{lang}", lambda: _record_text(table, lang))
 
 
-def _record_text(table: Any) -> str:
+def _record_text(table: Any, lang: str) -> str:
+    from controller.messages import catalog, render
     from controller.referee.replay import rulings
+    from controller.rules.say import is_say, say
 
     game = table.game
-    names = {p.id: p.name for p in game.pieces}
+    words = catalog(lang)
+
+    def w(code: str, **params: Any) -> str:
+        return render(say(code, **params), lang, game)
+
+    def reason(r: Any) -> Any:  # a message object, or a person's own words
+        return r if is_say(r) else say("notice.text", text=str(r or ""))
+
+    def sides(xs: list[str]) -> str:
+        return words["list.names_sep"].join(words.get(f"side.{x}", x) for x in xs)
+
+    name = game.name if lang == "en" else game.zh_hans if lang == "zh-Hans" else game.zh
     events = _full_events(table)
-    lines = [f"FaceDown record: {game.name} ({game.zh}), game {table.game_id}"]
+    lines = [w("record.title", game=name or game.name, id=table.game_id)]
     if events:
-        lines.append(f"started {dt.datetime.fromtimestamp(events[0].time).isoformat(timespec='seconds')}")
+        lines.append(w("record.started", time=dt.datetime.fromtimestamp(events[0].time).isoformat(" ", timespec="seconds")))
     for e in events:
         when = dt.datetime.fromtimestamp(e.time).strftime("%H:%M:%S")
         d = e.data
+        side = d.get("side")
         if e.kind == "game":
-            text = f"game {d.get('game')} options {d.get('options') or {}}"
+            options = d.get("options") or {}
+            # the options by their ids (as the game file and `facedown play --option` write them), values in words
+            shown = {True: words["record.yes"], False: words["record.no"], None: "-"}
+            text = w("record.game", game=d.get("game"), options=", ".join(
+                f"{k}={shown.get(v, v) if isinstance(v, bool | None) else v}" for k, v in options.items())
+                or words["record.no_options"])
         elif e.kind == "deploy":
-            placed = ", ".join(f"{s}={names.get(p, p)}" for s, p in sorted((d.get("placement") or {}).items()))
-            text = f"{d.get('side')} deploys: {placed}"
+            placed = [w("record.placed", station=s, piece=p) for s, p in sorted((d.get("placement") or {}).items())]
+            text = w("record.deploy", side=side, placed=words["list.names_sep"].join(placed))
         elif e.kind == "move":
-            text = f"{d.get('side')} {d.get('from')}-{d.get('to')}"
+            text = w("record.move", side=side, **{"from": d.get("from"), "to": d.get("to")})
         elif e.kind == "illegal":
-            text = f"{d.get('side')} tried {d.get('from')}-{d.get('to')}: illegal ({d.get('reason')})"
+            text = w("record.illegal", side=side, reason=reason(d.get("reason")), **{"from": d.get("from"), "to": d.get("to")})
         elif e.kind == "arbiter":
-            text = f"arbiter: {d.get('action')}" + (f" {d.get('result')}" if d.get("result") else "")
+            action = str(d.get("action"))
+            text = w(f"record.arbiter.{action}" if f"record.arbiter.{action}" in words else "record.arbiter.other",
+                     action=action, side=d.get("side"))
+            result = d.get("result")
+            if result:
+                text += " " + _result_words(w, sides, result, reason)
         elif e.kind == "result":
-            text = f"result: {', '.join(d.get('winners') or []) or 'draw'} ({d.get('reason')})"
+            text = _result_words(w, sides, d, reason)
         elif e.kind == "reaction" and d.get("action") == "answer":
-            text = f"{d.get('side')} {'takes' if d.get('accept') else 'declines'} reaction offer {d.get('offer')}"
+            text = w("record.reaction_yes" if d.get("accept") else "record.reaction_no", side=side, offer=d.get("offer"))
         elif e.kind == "reaction":
-            text = f"{d.get('side')} {'takes optional reactions without being asked' if d.get('auto') else 'is asked before reactions'}"
+            text = w("record.reaction_auto" if d.get("auto") else "record.reaction_ask", side=side)
         else:
             text = f"{e.kind} {d}"
         lines.append(f"{e.seq:5d} {when} {text}")
     lines.append("")
-    lines.append("Rulings (undone moves left out):")
+    lines.append(w("record.rulings"))
     for ruling, _state in rulings(events, _kept_game(table)):
         r = redact_ruling(ruling, ARBITER, game_over=True)
-        line = f"{r['ply']:4d}. {r['side']} {names.get(r.get('piece', ''), '?')} {r['from']}-{r['to']}"
+        fields = {"ply": f"{r['ply']:4d}", "side": r["side"], "piece": r.get("piece") or "?", "from": r["from"], "to": r["to"]}
         if r["kind"] == "attack":
-            line += f" attacks {r['defender_side']} {names.get(r.get('defender_piece', ''), '?')}: {r['outcome']}"
+            outcome = r["outcome"] if f"record.outcome.{r['outcome']}" in words else "other"
+            line = w("record.attack", **fields, defender_side=r["defender_side"], defender_piece=r.get("defender_piece") or "?",
+                     outcome=say(f"record.outcome.{outcome}", outcome=r["outcome"]))
+        else:
+            line = w("record.ruling", **fields)
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def _result_words(w: Any, sides: Any, result: dict[str, Any], reason: Any) -> str:
+    winners = result.get("winners") or []
+    if winners:
+        return w("record.result_win", winners=sides(winners), reason=reason(result.get("reason")))
+    return w("record.result_draw", reason=reason(result.get("reason")))
 
 
 __all__ = ["ARBITER", "SPECTATOR", "event_for", "game_meta", "may_receive", "record_text", "replay_for", "replay_json", "state_for"]

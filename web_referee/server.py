@@ -215,6 +215,11 @@ class WebServer:
 
     def start(self) -> None:
         """Serve in a background thread; returns at once (the socket listens since the server was made)."""
+        # waitress says "Client disconnected" at INFO for every closed live stream (each page that closes or
+        # reconnects): the referee's log keeps its warnings only, unless someone chose waitress's level already
+        waitress_log = logging.getLogger("waitress")
+        if waitress_log.level == logging.NOTSET:
+            waitress_log.setLevel(logging.WARNING)
         if self._thread is not None:
             return
         from waitress.adjustments import Adjustments
@@ -256,14 +261,15 @@ class WebServer:
         out["arbiter"] = f"{base}/arbiter/{self.table.tokens['arbiter']}"
         return out
 
-    def print_links(self, out: TextIO) -> None:
-        """Print each link, with a QR code per seat (on a terminal) so each player can scan theirs."""
+    def print_links(self, out: TextIO, *, qr: bool | None = None) -> None:
+        """Print each link, with a QR code per human seat (on a terminal, or ``qr=True``) so each player can scan
+        theirs; a seat without a token of its own (a computer seat) gets neither."""
         from .qr import qr_text
 
         links = self.links()
         # QR blocks only on a terminal a phone can scan; a service's log gets the links alone (and start-up skips
         # building the codes: tens of ms of CPU here, most of a second on a Pi Zero)
-        qr = out.isatty()
+        qr = out.isatty() if qr is None else qr
         out.write(f"Web referee at {self.base_url()}/ (spectators need no link)\n")
         computers = getattr(self.table, "computers", {}) or {}
         for side in self.table.game.sides:

@@ -45,11 +45,20 @@ def event_words(event: Mapping[str, Any], lang: str, game: Any = None, *, statio
         piece_names(game, r["piece"])  # an unknown piece is a malformed event
     parts = [render(event_say(event), lang, game, station=station)]
     if kind in ("move", "attack"):
-        reveals = [say("event.reveal", owner=r["owner"], piece=r["piece"], station=r["station"]) for r in event.get("reveals") or []]
+        reveals = [_reveal(event, r) for r in event.get("reveals") or []]
         if reveals:
             parts.append(render(say("event.revealed", reveals=reveals), lang, game, station=station))
         parts += [render(n, lang, game, station=station) for n in event.get("notices") or [] if is_say(n)]
     return " ".join(parts) if lang == "en" else "".join(parts)
+
+
+def _reveal(event: Mapping[str, Any], r: Mapping[str, Any]) -> Any:
+    """One piece a ruling showed: the piece that moved is named by where it came from (a scout that attacked a4
+    from a7 and lost never stood on a4), any other by its station."""
+    mover = r.get("owner") == event.get("player") and r.get("station") in (event.get("from"), event.get("to"))
+    if mover and event.get("from"):
+        return say("event.reveal_mover", owner=r["owner"], piece=r["piece"], **{"from": event["from"]})
+    return say("event.reveal", owner=r["owner"], piece=r["piece"], station=r["station"])
 
 
 def describe(event: Mapping[str, Any], game: Any = None, lang: str = "en") -> str | None:

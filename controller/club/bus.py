@@ -100,6 +100,7 @@ def public_status(table: Any, name: str, *, players: Mapping[str, str], clock: A
         "game": table.game.id,
         "game_name": table.game.name,
         "zh": table.game.zh,
+        "zh_hans": table.game.zh_hans,
         "game_key": game_key(table),
         "sides": list(table.game.sides),
         "players": {s: players.get(s, "") for s in table.game.sides},

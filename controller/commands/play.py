@@ -48,7 +48,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "journal (facedown service install creates one; see docs/bots.md)")
     p.add_argument("--bot-memory", type=int, default=None, metavar="MB",
                    help="address-space limit of a computer seat's cmd: engine in MiB (default 1024; 0: none)")
-    p.add_argument("--announce", default="console", help="comma-separated announcers: console, buzzer, voice-zh, voice-en, none")
+    p.add_argument("--announce", default="console",
+                   help="comma-separated announcers: console, buzzer (a passive piezo: pitches), buzzer-plain (an active "
+                        "buzzer: rhythm only), lights (the profile's side LEDs), voice-zh, voice-en, none "
+                        "(default console)")
+    p.add_argument("--qr", choices=("auto", "always", "never"), default="auto",
+                   help="QR codes of the human seats' links in the terminal: auto (when stdout is a terminal), "
+                        "always, never (default auto)")
     p.add_argument("--lang", default="en", choices=("en", "zh-Hans", "zh-Hant"), help="the console announcer's language (default en)")
     p.add_argument("--demo", action="store_true", help="simulated players lay out and play both sides (sim board only)")
     p.add_argument("--demo-side", action="append", default=[], metavar="SIDE", help="simulated player for this side only")
@@ -264,7 +270,13 @@ def run(args: argparse.Namespace) -> int:
         from controller.announce import make_announcers
 
         pin = profile.pins.buzzer if profile is not None and profile.pins.buzzer is not None else None
-        for a in make_announcers(names, table.game, pin=pin, lang=args.lang):
+        leds = dict(profile.pins.leds) if profile is not None else {}
+        side_leds = {side: leds[side] for side in table.game.sides if side in leds}
+        if "lights" in names and not side_leds:
+            raise SystemExit("facedown play: --announce lights needs the hardware profile's pins.leds to name an LED "
+                             f"per side ({', '.join(f'{s}: PIN' for s in table.game.sides)})")
+        for a in make_announcers(names, table.game, pin=pin, lang=args.lang, lights=side_leds or None,
+                                 alert=leds.get("alert")):
             table.add_announcer(a)
     supervisor = table.supervise()  # from here on a failed journal write is a visible fault
     for item in args.setup:
@@ -326,7 +338,7 @@ def run(args: argparse.Namespace) -> int:
             except WebServerError as exc:
                 print(f"facedown play: {exc.strerror}", file=sys.stderr)
                 return 2
-            server.print_links(sys.stdout)  # the port listens already; waitress takes it once the referee is ready
+            server.print_links(sys.stdout, qr=None if args.qr == "auto" else args.qr == "always")  # the port listens already; waitress takes it once the referee is ready
         if broker is not None:
             from controller.club.bus import TableBus
 

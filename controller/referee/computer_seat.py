@@ -51,6 +51,7 @@ class ComputerSeat:
         self.inputs: list[tuple[dict[str, Any], dict[str, Any] | None]] = []  # what the bot was handed (audits)
         st = session.state
         with session.lock:
+            session.computer_sides.add(seat)
             self._guard(lambda: bot.new_game(st.game.id, seat, st.options, seed))
             session.subscribe(self._on_event)
             if st.phase == "setup" and seat not in st.deployments and self.failed is None:
@@ -124,7 +125,8 @@ class ComputerSeat:
         want = self.instruction
         if want is None:
             return
-        self._say("wrong_move", "bot.wrong_move", **{"from": want.frm, "to": want.to, "done_from": done.frm, "done_to": done.to})
+        attack = want.to in self.session.state.board
+        self._say("wrong_move", "bot.wrong_attack" if attack else "bot.wrong_move", attack=attack, **{"from": want.frm, "to": want.to, "done_from": done.frm, "done_to": done.to})
 
     def _instruct(self) -> None:
         st = self.session.state

@@ -143,6 +143,9 @@ class Session:
         #: a remote seat's mirror (controller.remote): a recognized move is handed to this instead of judged here
         #: (the host judges it); it answers False when the move cannot be taken now, which is then a mismatch
         self.judge_remotely: Callable[[str, Move], bool] | None = None
+        self.computer_sides: set[str] = set()  # the sides a computer seat plays (their tokens are all alike)
+        self._wrong_lifted: frozenset[str] = frozenset()  # tokens lifted that the instructed move does not touch
+        self._layout_said: tuple[int, tuple[str, ...]] | None = None  # the layout progress last published
         self.setup_desk = SetupDesk(self, tag_pieces)
         self.reactions = ReactionDesk(self)
         self.arbiter = ArbiterDesk(self)
@@ -243,6 +246,7 @@ class Session:
             "waiting_for_board": self._waiting_for_board,
             "mismatch": [d.to_json() for d in self.mismatch] if self.mismatch else None,
             "setups": sorted(st.deployments),
+            "computers": sorted(self.computer_sides),
             "result": st.result.to_json() if st.result else None,
         }
 
@@ -271,6 +275,7 @@ class Session:
         self.recognizer.expect(self.expected_board(), self.state.turn, involved=None)
         self._waiting_for_board = True
         self._board_diff = ()
+        self._layout_said = None
         self.pending = Pending("layout" if why == "setup.lay_out" else "board", [], say(why))
         self.announce({"event": "fixup", "steps": [], "say": say(why)})
         self._feed()
@@ -388,6 +393,22 @@ class Session:
             if self._paused:
                 return
             self._handle(self.recognizer.feed(snap))
+            self._check_lifts(snap)
+
+    def _check_lifts(self, snap: Snapshot) -> None:
+        """During an instructed move: a token lifted that the move does not touch is said at once (a ``bot`` event,
+        ``kind: wrong_lift``), once per lift, before it is put down anywhere (issue 37)."""
+        ins = self._instructions.get(self.state.turn) if self.state.phase == "play" else None
+        if ins is None or self.pending is not None or self._waiting_for_board:
+            self._wrong_lifted = frozenset()
+            return
+        lifted = frozenset(s for s in self.state.board if s not in snap.occupied and s not in (ins.move.frm, ins.move.to))
+        new, self._wrong_lifted = sorted(lifted - self._wrong_lifted), lifted
+        if new:
+            fields = {"from": ins.move.frm, "to": ins.move.to, "attack": ins.move.to in self.state.board}
+            code = "bot.wrong_lift_attack" if fields["attack"] else "bot.wrong_lift"
+            self.announce({"event": "bot", "kind": "wrong_lift", "player": ins.side, "stations": new, **fields,
+                           "say": say(code, player=ins.side, stations=new, **fields)})
 
     def _bind_tags(self) -> None:
         """Once the board matches, learn which tag each piece carries (setups entered by hand or file), so every
@@ -412,10 +433,13 @@ class Session:
                                "say": say("event.mismatch", steps=[x["say"] for x in steps])})
             return
         if isinstance(action, Waiting) and self._waiting_for_board and action.differences != self._board_diff:
-            # laying out a setup, or resuming: say exactly which stations still differ
             self._board_diff = action.differences
-            self.announce({"event": "fixup", "steps": [diff_step(d) for d in action.differences],
-                           "say": say("event.board_differs", count=len(action.differences))})
+            if self.pending is not None and self.pending.kind == "layout":
+                self._layout_progress(action.differences)
+            else:
+                # resuming, after an undo: say exactly which stations still differ
+                self.announce({"event": "fixup", "steps": [diff_step(d) for d in action.differences],
+                               "say": say("event.board_differs", count=len(action.differences))})
         if isinstance(action, Waiting | Idle):
             if self.mismatch is not None:
                 self.mismatch = None
@@ -425,6 +449,8 @@ class Session:
         self.mismatch = None
         if isinstance(action, FixupDone):
             was_waiting = self._waiting_for_board
+            if was_waiting and self.pending is not None and self.pending.kind == "layout" and self._layout_said:
+                self._layout_progress(())  # the progress line ends at "laid out 40 of 40"
             self._waiting_for_board = False
             self._board_diff = ()
             if was_waiting:
@@ -455,6 +481,21 @@ class Session:
         diffs.append(Difference(action.to, None, "occupied") if isinstance(action, MoveAction)
                      else Difference(action.to, self.recognizer.expected[action.to].owner, "wrong piece"))
         return Mismatch(tuple(sorted(diffs, key=lambda d: d.station)))
+
+    def _layout_progress(self, differences: tuple[Difference, ...]) -> None:
+        """Laying out the armies: one progress line ("laid out 30 of 40") each ten pieces, and whenever a piece
+        stands where none belongs - never one event per piece, and never called a mismatch (issue 37)."""
+        total = len(self.state.board)
+        done = total - sum(1 for d in differences if d.expected is not None)
+        strays = tuple(sorted(d.station for d in differences if d.expected is None))
+        said = self._layout_said
+        if said is not None and said[0] // 10 == done // 10 and said[1] == strays:
+            return
+        self._layout_said = (done, strays)
+        words = (say("event.laid_out_strays", done=done, total=total, stations=list(strays)) if strays
+                 else say("event.laid_out", done=done, total=total))
+        self.announce({"event": "fixup", "kind": "layout", "progress": {"done": done, "total": total},
+                       "steps": [diff_step(d) for d in differences if d.expected is None], "say": words})
 
     def _check_instructed(self, action: MoveAction | AttackAction) -> MoveAction | AttackAction | Mismatch:
         """A move of an instructed side other than the instructed one is a mismatch, not an action to judge."""

@@ -129,9 +129,16 @@ def pending_view(session: Session) -> dict[str, Any] | None:
         steps = [{**diff_step(d, mismatch=pending.kind == "illegal"), "done": False}
                  for d in _differences(target, involved, snap, session.use_tags)]
     todo = [s for s in steps if not s["done"]]
-    words = (say("event.fixup", steps=[s["say"] for s in todo]) if pending.steps and todo
-             else say("event.board_differs", count=len(todo)) if not pending.steps else pending.say)
-    return {"kind": pending.kind, "say": words, "steps": steps, "left": len(todo)}
+    out: dict[str, Any] = {"kind": pending.kind, "steps": steps, "left": len(todo)}
+    if pending.kind == "layout":
+        # laying out the armies is progress, not a fault: how many pieces stand where they belong
+        placed = sum(1 for s in target if station_matches(s, target, snap or NO_READING, session.use_tags))
+        out["progress"] = {"done": placed, "total": len(target)}
+        words = say("event.laid_out", done=placed, total=len(target))
+    else:
+        words = (say("event.fixup", steps=[s["say"] for s in todo]) if pending.steps and todo
+                 else say("event.board_differs", count=len(todo)) if not pending.steps else pending.say)
+    return {**out, "say": words}
 
 
 def mismatch_view(session: Session) -> dict[str, Any] | None:

@@ -123,7 +123,7 @@ def _build(r: _Reader, doc: Any) -> GameDef:
         doc,
         "",
         allowed={
-            "format", "id", "name", "zh", "source", "doc", "sides", "alliances", "station_kinds", "stations",
+            "format", "id", "name", "zh", "zh_hans", "source", "doc", "sides", "alliances", "station_kinds", "stations",
             "lines", "movements", "pieces", "clash", "setup", "win", "options", "hooks", "decisions",
         },
         required={"format", "id", "name", "sides", "stations", "lines", "pieces", "clash", "setup", "win"},
@@ -158,6 +158,7 @@ def _build(r: _Reader, doc: Any) -> GameDef:
         id=game_id,
         name=r.text(top["name"], "name"),
         zh=r.text(top.get("zh", ""), "zh"),
+        zh_hans=r.text(top.get("zh_hans", top.get("zh", "")), "zh_hans"),
         source=r.text(top.get("source", ""), "source"),
         doc=r.text(top.get("doc", ""), "doc"),
         sides=sides,

@@ -198,7 +198,8 @@ class GameDef:
 
     id: str
     name: str
-    zh: str
+    zh: str  # as the rule source writes it (most sources: Traditional)
+    zh_hans: str  # the name in Simplified Chinese (the game file's ``zh_hans``; ``zh`` when the file has none)
     source: str
     doc: str
     sides: tuple[str, ...]

@@ -138,12 +138,16 @@ def replay(key: str) -> Response:
 @bp.get("/api/<key>/record.txt")
 def record(key: str) -> Response:
     _, table = _after_the_game(key, "the record can be downloaded when the game is over")
+    lang = request.args.get("lang", "en")
+    if lang not in LANGS:
+        fail(400, f"no record in {lang[:20]!r}; languages are {', '.join(LANGS)}")
     try:
-        text = payloads.record_text(table)
+        text = payloads.record_text(table, lang)
     except LookupError as exc:
         fail(404, str(exc))
     except JournalError as exc:
         fail(409, _journal_refusal(exc))
     resp = Response(text, mimetype="text/plain; charset=utf-8")
-    resp.headers["Content-Disposition"] = f'attachment; filename="facedown-{table.game.id}-{table.game_id}.txt"'
+    suffix = "" if lang == "en" else f"-{lang}"
+    resp.headers["Content-Disposition"] = f'attachment; filename="facedown-{table.game.id}-{table.game_id}{suffix}.txt"'
     return resp

@@ -152,8 +152,13 @@
   function addLogLine(ev) {
     const li = document.createElement("li");
     if (!eventLine(ev, li)) return;
+    // laying out (and comparing the board after a resume) is one line that moves on, not a line per piece
+    const progress = ev.event === "fixup" && (ev.kind === "layout" || (ev.say && ev.say.code === "event.board_differs"));
+    const top = $("log").firstChild;
+    if (progress && top && top.classList.contains("progress-line")) top.remove();
+    if (progress) li.classList.add("progress-line");
     li.value = ev.seq;
-    li.className = `ev-${cls(ev.event)}`;
+    li.classList.add(`ev-${cls(ev.event)}`);
     li.setAttribute("data-seq", String(ev.seq));
     const log = $("log");
     log.insertBefore(li, log.firstChild);
@@ -179,6 +184,13 @@
     } else if (st.phase === "play" && (st.waiting_for_board || S.pending || S.mismatch)) {
       // the referee waits for the board (a fix-up, a mismatch): the next move comes after it
       text = t("page.banner.fix_first", {side: st.turn});
+    } else if (st.phase === "play" && S.instruction) {
+      // the computer's move, for the human at the board to make (public: everyone at the table is told it)
+      const ins = S.instruction, wrong = wrongLifts();
+      text = wrong.length ? t("page.banner.computer_wrong", {stations: wrong})
+        : t(ins.attack ? "page.banner.computer_attack" : "page.banner.computer", {player: ins.player, from: ins.from, to: ins.to});
+    } else if (st.phase === "play" && (st.computers || []).includes(st.turn)) {
+      text = t("page.banner.computer_thinking", {side: st.turn, ply: st.ply + 1});
     } else if (st.phase === "play") {
       text = IS_SEAT && st.turn === ROLE ? t("page.banner.your_turn", {side: st.turn, ply: st.ply + 1}) : t("page.banner.turn", {side: st.turn, ply: st.ply + 1});
     } else {
@@ -188,7 +200,9 @@
     if (st.paused && !replay) text = `${t("page.banner.paused")} · ${text}`;
     banner.textContent = text;
     const mine = IS_SEAT && st.phase === "play" && st.turn === ROLE && !st.waiting_for_board && !S.pending && !S.mismatch;
-    banner.className = `turn-${cls(st.turn || "none")} phase-${st.phase}` + (mine ? " mine" : "") + (replay ? " replaying" : "");
+    const computer = !replay && st.phase === "play" && !!S.instruction && !st.waiting_for_board && !S.pending && !S.mismatch;
+    banner.className = `turn-${cls(st.turn || "none")} phase-${st.phase}` + (mine ? " mine" : "") + (replay ? " replaying" : "")
+      + (computer ? " computer" : "") + (computer && wrongLifts().length ? " wrong" : "");
   }
 
   function renderVerdict() {
@@ -208,7 +222,7 @@
       return;
     } else { r = S.last_ruling; live = !!(verdictShown && verdictShown.live); }
     // in play the verdict keeps its place even before the first ruling, so the board below never jumps
-    box.hidden = !r && S.status.phase === "setup";
+    box.hidden = !r && (S.status.phase === "setup" || S.status.ply === 0);
     box.classList.toggle("empty", !r);
     if (!r) return;
     const v = shortVerdict(r);
@@ -219,6 +233,29 @@
     if (surv) { box.setAttribute("data-survivor", surv.side); box.setAttribute("data-station", surv.station); }
     else { box.removeAttribute("data-survivor"); box.setAttribute("data-station", r.to); }
     $("verdict-detail").textContent = replay ? rulingSentence(r) : "";
+  }
+
+  /* the computer's move (state.instruction) as the steps the human makes for it, ticked from the board as it reads:
+     lift its token (and, for an attack, the piece attacked), put the token down where it goes */
+  let insTrack = {key: null, emptied: new Set()};
+  function computerSteps(occ) {
+    const ins = S.instruction;
+    const key = `${S.status.ply}|${ins.player}|${ins.from}|${ins.to}`;
+    if (insTrack.key !== key) insTrack = {key, emptied: new Set()};
+    for (const st of [ins.from, ins.to]) if (!occ.has(st)) insTrack.emptied.add(st);
+    const lifted = insTrack.emptied.has(ins.from), taken = insTrack.emptied.has(ins.to);
+    const items = [{station: ins.from, done: lifted, text: t("page.fix.step_from", {player: ins.player, station: ins.from})}];
+    if (ins.attack) items.push({station: ins.to, done: taken, text: t("page.fix.step_take", {station: ins.to})});
+    items.push({station: ins.to, done: lifted && (!ins.attack || taken) && occ.has(ins.to),
+      text: t(ins.attack ? "page.fix.step_attack" : "page.fix.step_to", {station: ins.to})});
+    return {title: "", items, kind: "computer"};
+  }
+  /* tokens lifted during the computer's move that the move does not touch: flagged at once, before they are put down */
+  function wrongLifts() {
+    const ins = S && S.status.phase === "play" && !S.pending && !S.mismatch && !S.status.waiting_for_board ? S.instruction : null;
+    if (!ins || replay) return [];
+    const occ = shownOccupied();
+    return (S.expected || []).filter((st) => !occ.has(st) && st !== ins.from && st !== ins.to);
   }
 
   let fixTrack = {key: null, mism: new Set(), touched: new Set()};  // the fix-up being shown and the stations acted on
@@ -236,19 +273,25 @@
       // laying out (or after an undo, a resume, a refused move): every station that differs from the referee's board,
       // ticked off as it comes to match (kept in the list, so the list does not jump while the board fills in)
       for (const s of new Set([...occ, ...exp])) if (!matches(s) && !layoutSeen.has(s)) layoutSeen.set(s, exp.has(s) ? owners[s] || null : null);
-      const mineFirst = (a, b) => ((layoutSeen.get(b) === ROLE) - (layoutSeen.get(a) === ROLE)) || (a < b ? -1 : a > b ? 1 : 0);
+      // what is still to do first (own pieces before the others'), then what is done, each in the board's order
+      const order = (st) => G.stations.findIndex((x) => x.id === st);
+      const mineFirst = (a, b) => (matches(a) - matches(b)) || ((layoutSeen.get(b) === ROLE) - (layoutSeen.get(a) === ROLE))
+        || (order(a) - order(b));
+      const computers = S.status.computers || [];
       const items = [...layoutSeen.keys()].sort(mineFirst).map((s) => {
         const owner = layoutSeen.get(s);
-        return {station: s, by: owner, done: matches(s),
-          text: owner ? t("page.fix.put", {side: owner, station: s}) : t("page.fix.take", {station: s})};
+        const text = !owner ? t("page.fix.take", {station: s})
+          : computers.includes(owner) ? t("page.fix.token", {side: owner, station: s}) : t("page.fix.put", {side: owner, station: s});
+        return {station: s, by: owner, done: matches(s), text};
       });
-      const title = !S.status.waiting_for_board ? "page.fix.title" : S.status.ply === 0 ? "page.fix.layout_title" : "page.fix.title";
-      return {title: t(title), items, kind: "layout",
-        left: items.filter((it) => !it.done).length};
+      const progress = S.pending && S.pending.progress;
+      const laying = S.status.waiting_for_board && S.status.ply === 0;
+      const title = laying && progress ? t("page.fix.layout_count", progress) : t(laying ? "page.fix.layout_title" : "page.fix.title");
+      return {title, items, kind: "layout", left: items.filter((it) => !it.done).length};
     }
     layoutSeen.clear();
     // no list: the fix-up is over, and the same steps asked again later (the same attack repeated) start afresh
-    if (!g) { fixTrack.key = null; return null; }
+    if (!g) { fixTrack.key = null; return S.instruction && S.status.phase === "play" ? computerSteps(occ) : null; }
     if (g.kind === "mismatch") {
       const items = (g.stations || []).map((d) => ({
         station: d.station, by: d.expected && d.expected !== "empty" ? d.expected : null, done: false,
@@ -274,6 +317,8 @@
     box.hidden = !list || !list.items.length;
     if (box.hidden) return;
     $("guidance-title").textContent = list.title;
+    $("guidance-title").hidden = !list.title;
+    box.className = `kind-${cls(list.kind || "fixup")}`;
     const ol = $("fix-list");
     ol.textContent = "";
     list.items.forEach((it, i) => {
@@ -321,13 +366,25 @@
     }
     const badges = {};
     const fixing = new Set();
-    if (list) list.items.forEach((it, i) => {
+    const arrows = [];
+    const fixMark = list && list.kind === "mismatch" ? "mismatch" : "fix";
+    const todoAt = new Map();  // station -> is any step there still to do
+    if (list && list.kind !== "computer") list.items.forEach((it, i) => {
       if (!it.station) return;
-      add(it.station, it.done ? "fix-done" : "fix");
-      badges[it.station] = it.done ? "✓" : String(i + 1);
-      fixing.add(it.station);
-      if (it.to && !fixing.has(it.to)) { add(it.to, it.done ? "fix-done" : "fix"); fixing.add(it.to); }  // where the piece goes
+      // a station's badge is the number of its first step still to do (a piece off and back on a7: 1, then 2)
+      if (!(it.station in badges) || (badges[it.station] === "✓" && !it.done)) badges[it.station] = it.done ? "✓" : String(i + 1);
+      todoAt.set(it.station, todoAt.get(it.station) || !it.done);
+      if (it.to && !(it.to in badges)) todoAt.set(it.to, todoAt.get(it.to) || !it.done);  // where the piece goes
     });
+    for (const [st, todo] of todoAt) { add(st, todo ? fixMark : "fix-done"); fixing.add(st); }
+    const ins = !replay && S.status.phase === "play" && !(list && list.kind !== "computer") ? S.instruction : null;
+    if (ins) {
+      // the computer's move: from (white) and to (cyan), as the station lights show them, with an arrow between
+      add(ins.from, "ins-from"); add(ins.to, "ins-to");
+      fixing.add(ins.from); fixing.add(ins.to);
+      arrows.push({from: ins.from, to: ins.to, kind: ins.attack ? "attack" : "move"});
+      for (const st of wrongLifts()) { add(st, "mismatch"); badges[st] = "✕"; fixing.add(st); }
+    }
     if (ruling) {
       if (!fixing.has(ruling.from)) add(ruling.from, "hl-from");
       if (!fixing.has(ruling.to)) add(ruling.to, "hl-to");
@@ -356,7 +413,7 @@
     }
     if (!replay) for (const st of occ) if (!seen.has(st) && !exp.has(st)) pieces.push({station: st, owner: null, state: "stray"});
     for (const id of Object.keys(B.pts)) shown[id] = {occupied: replay ? seen.has(id) : occ.has(id), hand: !replay && exp.has(id) && !occ.has(id)};
-    B.draw({pieces, marks, badges, shown});
+    B.draw({pieces, marks, badges, shown, arrows});
   }
 
   // ------------------------------------------------------------------ whole page
@@ -392,6 +449,49 @@
     clockSeen = S.clock ? {left: S.clock.left, running: S.clock.running, at: performance.now()} : null;
     drawClock();
     drawBoard(list);
+    focusBoard(list);
+  }
+
+  // ------------------------------------------------------------------ the board follows what must be done
+  /* the stations the players must act on now: the steps still to do (a whole board being laid out: the next one),
+     else the computer's move and any token lifted by mistake */
+  function focusStations(list) {
+    if (replay || !S || S.status.phase !== "play") return [];
+    if (list && list.kind !== "computer") {
+      const todo = list.items.filter((it) => !it.done);
+      const some = list.kind === "layout" ? todo.slice(0, 1) : todo;
+      return [...new Set(some.flatMap((it) => [it.station, it.to]).filter(Boolean))];
+    }
+    return S.instruction ? [...new Set([S.instruction.from, S.instruction.to, ...wrongLifts()])] : [];
+  }
+  let focusKey = null, movedTimer = null, homed = false;
+  /* when what must be done changes, the board pans (and if need be zooms out) by itself to show it, says so for a
+     moment, and the page returns to its first screen; the player's own panning is left alone until then */
+  function focusBoard(list) {
+    if (!homed) return;
+    const stations = focusStations(list);
+    const key = JSON.stringify(stations);
+    const resized = B.fitHeight();  // the pinned box above may have grown or shrunk
+    if (key === focusKey) { if (resized && stations.length) B.show(stations); return; }
+    focusKey = key;
+    const moved = B.show(stations);
+    if (stations.length && !onFirstScreen(stations)) window.scrollTo(0, 0);
+    const note = $("board-moved");
+    if (moved) {
+      note.textContent = t("page.board.moved", {stations});
+      note.hidden = false;
+      clearTimeout(movedTimer);
+      movedTimer = setTimeout(() => { note.hidden = true; }, 2500);
+    }
+    document.body.setAttribute("data-focus", stations.join(" "));
+  }
+  function onFirstScreen(stations) {
+    const inView = (b) => b.top >= 0 && b.left >= 0 && b.bottom <= window.innerHeight && b.right <= window.innerWidth;
+    const now = $("now").getBoundingClientRect();
+    return now.top >= 0 && stations.every((st) => {
+      const r = document.querySelector(`#board g.station[data-station="${st}"] rect.hit`);
+      return !r || inView(r.getBoundingClientRect());
+    });
   }
 
   // ------------------------------------------------------------------ guided setup
@@ -674,7 +774,7 @@
     if ([...sel.options].some((o) => o.value === chosen)) sel.value = chosen;
     const sn = S.sensors;
     const age = sn.snapshot_age_s === null ? t("page.arb.none_yet") : t("page.arb.age", {seconds: sn.snapshot_age_s});
-    $("sensors").textContent = `${t("page.arb.sensors", {kind: S.board_kind, age})} · ` +
+    $("sensors").textContent = `${t("page.arb.sensors", {kind: FD.has(`page.board_kind.${S.board_kind}`) ? t(`page.board_kind.${S.board_kind}`) : S.board_kind, age})} · ` +
       (sn.mismatch ? t("page.arb.mismatch", {stations: sn.mismatch.map((d) => d.station)}) : t("page.arb.no_mismatch"));
     if (!linksShown) {
       linksShown = true;
@@ -702,12 +802,25 @@
   async function arbiter(action, body) {
     try { showError(""); await api(`/arbiter/${action}`, body || {}); } catch (e) { showError(e); }
   }
+  /* an action that cannot be taken back asks once: the first tap turns the button into "tap again to confirm"
+     for a few seconds, the second tap does it */
+  const armed = new Map();  // button id -> timer
+  function confirmed(id) {
+    const b = $(id);
+    if (armed.has(id)) { clearTimeout(armed.get(id)); armed.delete(id); b.classList.remove("confirming"); FD.apply(b.parentElement); return true; }
+    b.classList.add("confirming");
+    b.textContent = t("page.arb.confirm");
+    armed.set(id, setTimeout(() => { armed.delete(id); b.classList.remove("confirming"); FD.apply(b.parentElement); }, 4000));
+    return false;
+  }
 
   // ------------------------------------------------------------------ replay
   function renderReplay() {
     const on = !!replay;
     $("replay").hidden = !(S.status.phase === "over" || IS_ARBITER) || !S.has_journal;
-    $("record").href = `/api/${KEY}/record.txt`;
+    $("record").href = `/api/${KEY}/record.txt?lang=${encodeURIComponent(FD.lang)}`;
+    $("record-en").href = `/api/${KEY}/record.txt?lang=en`;
+    $("record-en").hidden = FD.lang === "en";
     $("replay-bar").hidden = !on;
     document.body.classList.toggle("replaying", on);
     if (!on) return;
@@ -743,8 +856,15 @@
     render();
   }
 
+  let historyTo = 0;  // the events up to the page's first state: the game's history, logged only
   function onEvent(ev) {
     if (ev.live && ev.seq === undefined) { onOccupancy(ev); return; }
+    if (ev.seq <= historyTo) {
+      lastSeq = Math.max(lastSeq, ev.seq);
+      document.body.setAttribute("data-seq", String(Math.max(ev.seq, Number(document.body.getAttribute("data-seq") || 0))));
+      logEvent(ev);
+      return;
+    }
     const t0 = performance.now();
     lastSeq = Math.max(lastSeq, ev.seq);
     document.body.setAttribute("data-seq", String(ev.seq));
@@ -776,7 +896,7 @@
     requestAnimationFrame(() => paint.frame.push(performance.now() - t0));
   }
 
-  let es = null, backoff = 1000;
+  let es = null, backoff = 1000, historyLoaded = false;
   function setLive(on) {
     $("live").className = `live ${on ? "on" : "off"}`;
     $("live-text").textContent = t(on ? "page.live.on" : "page.live.off");
@@ -785,7 +905,9 @@
      a growing pause and catches up from the last event it saw */
   function connect() {
     if (es) es.close();
-    es = new EventSource(`/api/${KEY}/events?after=${Math.max(lastSeq, S ? S.seq : 0)}`);
+    // the first stream brings the whole history (a page opened mid-game sees what happened before), later ones catch up
+    es = new EventSource(`/api/${KEY}/events?after=${historyLoaded ? Math.max(lastSeq, S ? S.seq : 0) : 0}`);
+    historyLoaded = true;
     es.onopen = () => { backoff = 1000; setLive(true); };
     es.onerror = () => {
       setLive(false);
@@ -824,10 +946,14 @@
     B = FDBoard.create($("board"), $("board-wrap"), G, tapStation);
     applyState(s);
     lastSeq = S.seq;
+    historyTo = S.seq;
     prevOccupied = new Set(S.occupied);
     B.layout();
     applyLanguage();
     B.scrollHome();
+    B.cues();
+    homed = true;
+    focusBoard(checklist());
     if (inSetup() && Object.keys(placement).length) checkPlacement();
     connect();
     document.body.setAttribute("data-ready", "1");
@@ -880,12 +1006,14 @@
   });
   $("arb-pause").addEventListener("click", () => arbiter("pause"));
   $("arb-resume").addEventListener("click", () => arbiter("resume"));
-  $("arb-undo").addEventListener("click", () => arbiter("undo"));
+  $("arb-undo").addEventListener("click", () => { if (confirmed("arb-undo")) arbiter("undo"); });
   $("arb-out").addEventListener("click", () => {
+    if (!confirmed("arb-out")) return;
     const side = $("arb-out-side").value;
     if (side) arbiter("out", {side, reason: $("arb-reason").value || "out by the club's time rule"});
   });
   $("arb-end").addEventListener("click", () => {
+    if (!confirmed("arb-end")) return;
     const w = $("arb-winner").value;
     arbiter("end", {winners: w ? [w] : [], reason: $("arb-reason").value || (w ? "ended by the arbiter" : "draw agreed")});
   });

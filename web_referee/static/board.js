@@ -28,8 +28,14 @@ window.FDBoard = (() => {
     const vb = svg.viewBox.baseVal;
     drawWater();
     const layer = el("g", {class: "pieces"}, svg);
+    const arrowLayer = el("g", {class: "arrows"}, svg);  // the computer's move, drawn over the pieces
+    const defs = el("defs", {}, svg);
+    const head = el("marker", {id: "fd-arrow-head", viewBox: "0 0 10 10", refX: "7", refY: "5", markerWidth: "4",
+      markerHeight: "4", orient: "auto-start-reverse"}, defs);
+    el("path", {d: "M 0 0 L 10 5 L 0 10 z", class: "arrow-head"}, head);
     const flashLayer = el("g", {class: "flash"}, svg);
     let zoom = null;  // null: automatic (fit, or the working zoom when fitting makes taps too small)
+    let autoZoom = false;  // the zoom was set by show() to bring stations far apart into one screen
 
     // A river or sea between lands gets a band of water under the lines, and the sea lines on it are drawn white.
     function drawWater() {
@@ -67,7 +73,75 @@ window.FDBoard = (() => {
       svg.style.width = `${Math.round(vb.width * s)}px`;
       svg.style.height = `${Math.round(vb.height * s)}px`;
       wrap.classList.toggle("zoomed", vb.width * s > wrap.clientWidth + 1);
+      fitHeight();
+      cues();
       return s;
+    }
+    /* the board's window ends at the bottom of the first screen (the pinned box above it, its tools below), so
+       whatever it shows is on the first screen; on a desktop the stylesheet's height holds */
+    function fitHeight() {
+      const was = wrap.style.maxHeight;
+      if (window.matchMedia("(min-width: 1000px)").matches) wrap.style.maxHeight = "";
+      else {
+        const top = wrap.getBoundingClientRect().top + window.scrollY;
+        const tools = document.getElementById("board-tools");
+        const below = tools ? tools.getBoundingClientRect().height + 12 : 12;
+        wrap.style.maxHeight = `${Math.max(200, Math.floor(window.innerHeight - top - below))}px`;
+      }
+      return wrap.style.maxHeight !== was;  // changed: what was in the window may not be any more
+    }
+    /* the arrows at the board's edges where it goes on beyond the window (it pans: drag, or it pans by itself) */
+    const frame = wrap.parentElement;
+    function cues() {
+      if (!frame) return;
+      const x = wrap.scrollLeft, y = wrap.scrollTop, w = wrap.scrollWidth - wrap.clientWidth, h = wrap.scrollHeight - wrap.clientHeight;
+      frame.classList.toggle("more-left", x > 2);
+      frame.classList.toggle("more-right", x < w - 2);
+      frame.classList.toggle("more-up", y > 2);
+      frame.classList.toggle("more-down", y < h - 2);
+    }
+    wrap.addEventListener("scroll", () => cues(), {passive: true});
+    /* where stations are in the board's scrolled content, in CSS px: {x0, y0, x1, y1} */
+    function boxOf(stations) {
+      const wr = wrap.getBoundingClientRect();
+      let box = null;
+      for (const st of stations) {
+        const r = groups[st] && groups[st].querySelector("rect.hit");
+        if (!r) continue;
+        const b = r.getBoundingClientRect();
+        const x0 = b.left - wr.left + wrap.scrollLeft, y0 = b.top - wr.top + wrap.scrollTop;
+        box = box ? {x0: Math.min(box.x0, x0), y0: Math.min(box.y0, y0), x1: Math.max(box.x1, x0 + b.width), y1: Math.max(box.y1, y0 + b.height)}
+          : {x0, y0, x1: x0 + b.width, y1: y0 + b.height};
+      }
+      return box;
+    }
+    /* bring these stations into the board's window by itself (and zoom out just enough when they are too far apart
+       for one screen at the working zoom); an empty list gives back the working zoom. Returns whether it moved. */
+    function show(stations) {
+      if (!stations.length) {
+        if (autoZoom) { autoZoom = false; zoom = null; layout(); }
+        return false;
+      }
+      let box = boxOf(stations);
+      if (!box) return false;
+      const cw = wrap.clientWidth, ch = wrap.clientHeight;
+      if (box.x1 - box.x0 > cw || box.y1 - box.y0 > ch) {
+        const now = zoom === null ? workingScale() : zoom;
+        const need = now * Math.min(cw / (box.x1 - box.x0 + 8), ch / (box.y1 - box.y0 + 8));
+        zoom = Math.max(fitScale(), need);
+        autoZoom = true;
+        layout();
+        box = boxOf(stations);
+      }
+      const inside = box.x0 >= wrap.scrollLeft && box.x1 <= wrap.scrollLeft + cw && box.y0 >= wrap.scrollTop && box.y1 <= wrap.scrollTop + ch;
+      if (inside) return false;
+      const x = Math.max(0, Math.min(wrap.scrollWidth - cw, (box.x0 + box.x1) / 2 - cw / 2));
+      const y = Math.max(0, Math.min(wrap.scrollHeight - ch, (box.y0 + box.y1) / 2 - ch / 2));
+      const moved = Math.abs(x - wrap.scrollLeft) > 1 || Math.abs(y - wrap.scrollTop) > 1;
+      wrap.scrollLeft = x;
+      wrap.scrollTop = y;
+      cues();
+      return moved;
     }
     function scrollHome() {
       // the viewer's own side is drawn at the bottom: start a zoomed board there, centred
@@ -134,6 +208,21 @@ window.FDBoard = (() => {
           if (p.handTitle) el("title", {}, h).textContent = p.handTitle;
         }
       }
+      arrowLayer.textContent = "";
+      for (const a of model.arrows || []) {
+        if (!pts[a.from] || !pts[a.to]) continue;
+        const [x0, y0] = pts[a.from], [x1, y1] = pts[a.to];
+        const d = Math.hypot(x1 - x0, y1 - y0) || 1, cut = Math.min(PITCH * 0.2, d / 4);
+        const ux = (x1 - x0) / d, uy = (y1 - y0) / d;
+        const attrs = {x1: x0 + ux * cut, y1: y0 + uy * cut, x2: x1 - ux * cut, y2: y1 - uy * cut, "marker-end": "url(#fd-arrow-head)"};
+        // a ring round each station, outside the piece standing there: from white, to cyan (the lights' colours)
+        for (const [cx, cy, kind] of [[x0, y0, "from"], [x1, y1, "to"]]) {
+          el("circle", {cx, cy, r: PITCH * 0.54, class: "ring-under"}, arrowLayer);
+          el("circle", {cx, cy, r: PITCH * 0.54, class: `ring ring-${kind}`}, arrowLayer);
+        }
+        el("line", {...attrs, class: "arrow-under"}, arrowLayer);
+        el("line", {...attrs, class: `arrow arrow-${a.kind}`, "data-from": a.from, "data-to": a.to}, arrowLayer);
+      }
       for (const [id, text] of Object.entries(model.badges || {})) {
         if (!pts[id]) continue;
         const [X, Y] = pts[id];
@@ -163,7 +252,7 @@ window.FDBoard = (() => {
     }
 
     return {
-      pts, groups, draw, flash, layout, setZoom, scrollHome,
+      pts, groups, draw, flash, layout, setZoom, scrollHome, show, cues, fitHeight,
       tapPx: () => PITCH * (parseFloat(svg.style.width) / vb.width),
       isZoomed: () => zoom !== null,
     };

@@ -84,7 +84,7 @@ window.FD = (() => {
     const s = game && game.stations.find((x) => x.id === id);
     return s && s.label ? s.label : String(id);
   }
-  function gameName() { return game ? (lang === "en" ? game.name : game.zh || game.name) : ""; }
+  function gameName() { return game ? (lang === "en" ? game.name : lang === "zh-Hans" ? game.zh_hans || game.zh || game.name : game.zh || game.name) : ""; }
 
   /* fill every element marked data-t (text), data-t-placeholder, data-t-aria (aria-label) and data-t-title */
   function apply(root) {
