@@ -45,12 +45,14 @@ def test_a_qr_code_for_each_human_seat_and_none_for_a_seat_without_a_token(tmp_p
     plain = io.StringIO()
     server.print_links(plain)  # not a terminal: the links alone (a service's log)
     assert "█" not in plain.getvalue() and "Red seat:" in plain.getvalue()
-    # a computer seat has no link of its own (issue 34): neither its line nor a code is printed
+    # a computer seat has no link of its own (issue 34): no link and no code, only the line saying so
     del table.tokens["blue"]
     server.links = lambda: {"red": "http://x/seat/r", "spectator": "http://x/", "arbiter": "http://x/arbiter/a"}
     out = io.StringIO()
     server.print_links(out, qr=True)
-    assert "Blue seat" not in out.getvalue() and "Red seat: http://x/seat/r" in out.getvalue()
+    blue = out.getvalue().split("Blue seat:")[1].split("Arbiter")[0]
+    assert "http" not in blue and "█" not in blue and "no seat link" in blue, blue
+    assert "Red seat: http://x/seat/r" in out.getvalue()
 
 
 def test_closed_streams_leave_no_info_lines_from_waitress(tmp_path: Path, caplog) -> None:  # noqa: ANN001

@@ -112,6 +112,7 @@ format: 1
 id: siguo
 name: Four-player Junqi
 zh: 四國軍棋
+zh_hans: 四国军棋
 source: "The common four-player board (四国军棋) and the mainland Luzhanqi rules applied per arm; no seed"
 doc: >
   Four armies of 25 face-down pieces, one in each arm of a cross-shaped board; opposite seats are allies. A
