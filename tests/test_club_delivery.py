@@ -96,7 +96,7 @@ def test_many_tables_at_once_no_event_lost(tmp_path: Path) -> None:
     broker = Mosquitto(tmp_path)  # the club configuration's queue limits
     broker.start()
     try:
-        games, heard = burst(tmp_path, broker, tables=12, plies=12)
+        games, heard = burst(tmp_path, broker, tables=12, plies=44)  # 44 plies: a lay-out is one progress line now, not an event per piece
     finally:
         broker.stop()
     total = sum(len(public_seqs(g)) for _, g, _ in games)
@@ -114,7 +114,7 @@ def test_the_stock_broker_limit_is_what_dropped_events(tmp_path: Path) -> None:
     broker = Mosquitto(tmp_path, stock=True)
     broker.start()
     try:
-        games, heard = burst(tmp_path, broker, tables=12, plies=12, wait_s=3.0)
+        games, heard = burst(tmp_path, broker, tables=12, plies=44, wait_s=3.0)
     finally:
         broker.stop()
     missing = sum(len(public_seqs(g) - heard.seqs(n)) for n, g, _ in games)
