@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import argparse
 import logging
-import signal
-import threading
 from pathlib import Path
-from typing import Any
+
+from controller.commands.running import stop_on_signals
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -92,13 +91,7 @@ def run(args: argparse.Namespace) -> int:
     state = ClubState(book, enrolled=enrolled)
     listener = ClubListener(state, broker)
     server = ClubServer(state, host=args.host, port=args.port, broker_url=broker.url())
-    stop = threading.Event()
-
-    def on_signal(signum: int, frame: Any) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop = stop_on_signals()
     listener.start()
     server.start()
     host = args.host if args.host not in ("0.0.0.0", "::", "") else "localhost"

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import argparse
 import logging
-import signal
 import sys
-import threading
 from pathlib import Path
-from typing import Any
+
+from controller.commands.running import stop_on_signals
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -50,13 +49,7 @@ def run(args: argparse.Namespace) -> int:
         # each seat's code is its secret: give it to that player only
         print(f"  {seat}: facedown play {host.game.id} --remote {broker.url()}{ca} --seat {seat} --join {code}")
     sys.stdout.flush()
-    stop = threading.Event()
-
-    def on_signal(signum: int, frame: Any) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop = stop_on_signals()
     try:
         host.start()
     except ConnectionError as exc:

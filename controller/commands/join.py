@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import signal
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from controller.commands.running import open_web, stop_on_signals
 
 
 def state_path(game_id: str, seat: str) -> Path:
@@ -82,23 +82,11 @@ def run_remote(args: argparse.Namespace, game_id: str, profile: Any, board: Any,
     table.start()
     print(f"FaceDown remote seat: {table.game.name}, seat {join.seat} of game {join.game_id} on {broker.url()}, "
           f"board {args.board}", flush=True)
-    stop = threading.Event()
-
-    def on_signal(signum: int, frame: Any) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop = stop_on_signals()
     server = None
     try:
         if not args.no_web:
-            from web_referee.server import WebServer, WebServerError
-
-            try:
-                server = WebServer(table, host=args.host, port=args.port)
-            except WebServerError as exc:
-                print(f"facedown play: {exc.strerror}", file=sys.stderr)
-                return 2
+            server = open_web(table, args.host, args.port)
             server.start()
             # only this seat's page: the other seats and the arbiter are elsewhere (the host)
             url = f"{server.base_url()}/seat/{table.tokens[join.seat]}"

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import logging
-import signal
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from controller.commands.running import open_web, stop_on_signals
 from controller.errors import FaceDownError
 from controller.referee.supervisor import FAULT_EXIT
 
@@ -320,24 +319,12 @@ def run(args: argparse.Namespace) -> int:
     table.start()
     if demo is not None:
         demo.start()
-    stop = threading.Event()
-
-    def on_signal(signum: int, frame: Any) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop = stop_on_signals()
     server = None
     bus = None
     try:
         if not args.no_web:
-            from web_referee.server import WebServer, WebServerError
-
-            try:
-                server = WebServer(table, host=args.host, port=args.port)
-            except WebServerError as exc:
-                print(f"facedown play: {exc.strerror}", file=sys.stderr)
-                return 2
+            server = open_web(table, args.host, args.port)
             server.print_links(sys.stdout, qr=None if args.qr == "auto" else args.qr == "always")  # the port listens already; waitress takes it once the referee is ready
         if broker is not None:
             from controller.club.bus import TableBus

@@ -1,0 +1,33 @@
+"""What the long-running commands share: the stop that SIGTERM and Ctrl-C set, and the table's web page opened
+with a clear refusal when its port cannot be had."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from typing import Any
+
+
+def stop_on_signals() -> threading.Event:
+    """An event that SIGTERM (the service stopping) and SIGINT (Ctrl-C) set; the command's loop waits on it."""
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    return stop
+
+
+def open_web(table: Any, host: str, port: int, prog: str = "facedown play") -> Any:
+    """The table's WebServer, listening on ``host:port``; a port that is taken or cannot be had is said as
+    ``prog: why`` and ends the command with status 2 (the caller's ``finally`` still runs)."""
+    from web_referee.server import WebServer, WebServerError
+
+    try:
+        return WebServer(table, host=host, port=port)
+    except WebServerError as exc:
+        print(f"{prog}: {exc.strerror}", file=sys.stderr)
+        raise SystemExit(2) from None
