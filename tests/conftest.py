@@ -39,3 +39,35 @@ def mock_factory():
     finally:
         factory.reset()
         Device.pin_factory = saved
+
+
+# ---------------------------------------------------------------------- the club's broker and dashboard (club tests)
+@pytest.fixture
+def broker(tmp_path):  # noqa: ANN001, ANN201 - a real Mosquitto on a free loopback port, the club configuration's limits
+    from test_club_support import Mosquitto
+
+    b = Mosquitto(tmp_path)
+    b.start()
+    try:
+        yield b
+    finally:
+        b.stop()
+
+
+@pytest.fixture
+def dashboard(broker, tmp_path):  # noqa: ANN001, ANN201 - the club dashboard's state, listening on that broker
+    import time
+
+    from controller.club.broker import parse_broker
+    from controller.club.enrolled import Enrolment
+    from controller.club.results import ResultBook
+    from web_referee.club import ClubListener, ClubState
+
+    state = ClubState(ResultBook(tmp_path / "results.jsonl"), enrolled=Enrolment(tmp_path / "club-tables.json"))
+    listener = ClubListener(state, parse_broker(broker.url), client_id=f"dash-{time.monotonic_ns()}")
+    listener.start()
+    assert listener.connected.wait(5)
+    try:
+        yield state
+    finally:
+        listener.stop()

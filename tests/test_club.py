@@ -10,7 +10,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,28 +26,6 @@ from controller.rules import SPECTATOR, view
 from web_referee.club import ClubListener, ClubState, create_club_app
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Mosquitto]:
-    b = Mosquitto(tmp_path)
-    b.start()
-    try:
-        yield b
-    finally:
-        b.stop()
-
-
-@pytest.fixture
-def dashboard(broker: Mosquitto, tmp_path: Path) -> Iterator[ClubState]:
-    state = ClubState(ResultBook(tmp_path / "results.jsonl"), enrolled=Enrolment(tmp_path / "club-tables.json"))
-    listener = ClubListener(state, parse_broker(broker.url), client_id=f"dash-{time.monotonic_ns()}")
-    listener.start()
-    assert listener.connected.wait(5)
-    try:
-        yield state
-    finally:
-        listener.stop()
 
 
 def table_on_bus(tmp_path: Path, name: str, broker: Mosquitto, seed: int, **kw) -> tuple[Game, TableBus]:  # noqa: ANN003

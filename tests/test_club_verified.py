@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,29 +19,7 @@ from controller.club.bus import TableBus
 from controller.club.enrolled import Enrolment
 from controller.club.results import ResultBook, ResultError
 from controller.referee.signing import pack, public_key, unpack
-from web_referee.club import ClubListener, ClubState, create_club_app
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Mosquitto]:
-    b = Mosquitto(tmp_path)
-    b.start()
-    try:
-        yield b
-    finally:
-        b.stop()
-
-
-@pytest.fixture
-def club(broker: Mosquitto, tmp_path: Path) -> Iterator[ClubState]:
-    state = ClubState(ResultBook(tmp_path / "results.jsonl"), enrolled=Enrolment(tmp_path / "club-tables.json"))
-    listener = ClubListener(state, parse_broker(broker.url), client_id=f"dash-{time.monotonic_ns()}")
-    listener.start()
-    assert listener.connected.wait(5)
-    try:
-        yield state
-    finally:
-        listener.stop()
+from web_referee.club import ClubState, create_club_app
 
 
 class Publisher:
@@ -71,7 +48,8 @@ def why(club: ClubState, table: str, key: str) -> str:
     return ""
 
 
-def test_only_verified_results_count(broker: Mosquitto, club: ClubState, tmp_path: Path) -> None:
+def test_only_verified_results_count(broker: Mosquitto, dashboard: ClubState, tmp_path: Path) -> None:
+    club = dashboard
     enrolment = Enrolment(tmp_path / "club-tables.json")
     # table-7: a real table, enrolled with the key `facedown table key` prints, playing and ending a game
     d7 = tmp_path / "table-7"
