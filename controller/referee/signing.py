@@ -181,9 +181,11 @@ def unpack(text: Any, limit: int = MAX_RECORD_BYTES) -> dict[str, Any]:
 
 
 def loads(raw: bytes | str, where: str) -> dict[str, Any]:
-    try:
-        doc = json.loads(raw)
-    except (ValueError, RecursionError) as exc:
+    from controller.textfiles import decode, parse_json
+
+    try:  # the project's own parse: bounded nesting and numbers, a bad byte named
+        doc = parse_json(raw if isinstance(raw, str) else decode(raw, where, "signed record"), where)
+    except ValueError as exc:
         raise SignedRecordError(f"{where}: not a FaceDown signed record (not JSON: {exc})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise SignedRecordError(f"{where}: not a FaceDown signed record (no \"format\": \"{FORMAT}\")")
@@ -192,14 +194,13 @@ def loads(raw: bytes | str, where: str) -> dict[str, Any]:
 
 def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A signed record file, read with a size cap."""
+    from controller.textfiles import InputFileError, read_bytes
+
     p = Path(path)
-    try:
-        with p.open("rb") as f:
-            raw = f.read(MAX_RECORD_BYTES + 1)
-    except OSError as exc:
-        raise SignedRecordError(f"{p}: cannot read: {exc.strerror}") from None
-    if len(raw) > MAX_RECORD_BYTES:
-        raise SignedRecordError(f"{p}: larger than {MAX_RECORD_BYTES // (1024 * 1024)} MB: not a game record")
+    try:  # bounded and a regular file (a FIFO or a device is refused by what it is)
+        raw = read_bytes(p, "signed record", cap=MAX_RECORD_BYTES)
+    except InputFileError as exc:
+        raise SignedRecordError(str(exc)) from None
     return loads(raw, str(p))
 
 
