@@ -8,7 +8,7 @@ imports neither of them.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,9 +24,8 @@ class Layout:
     turns: int = 0
 
 
-def unit_distance(game: Any) -> float:
-    """The smallest distance between two stations in the game file's own coordinates (1 on a square grid)."""
-    pts = [(s.x, s.y) for s in game.stations]
+def smallest_distance(pts: Sequence[tuple[float, float]]) -> float:
+    """The smallest distance between two distinct points (1.0 when there are fewer than two)."""
     best = math.inf
     for i, (ax, ay) in enumerate(pts):
         for bx, by in pts[i + 1:]:
@@ -34,6 +33,11 @@ def unit_distance(game: Any) -> float:
             if 0 < d < best:
                 best = d
     return best if math.isfinite(best) else 1.0
+
+
+def unit_distance(game: Any) -> float:
+    """The smallest distance between two stations in the game file's own coordinates (1 on a square grid)."""
+    return smallest_distance([(s.x, s.y) for s in game.stations])
 
 
 def quarter_turns(game: Any, bottom_side: str | None) -> int:

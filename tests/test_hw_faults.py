@@ -44,10 +44,9 @@ class FaultyMagnets(VirtualMagnets):
                     pin.drive_high()
 
 
-def _run(mock_factory, capsys, monkeypatch, magnets: VirtualMagnets, stations: list[str]) -> str:  # noqa: ANN001
-    """hw-test end to end, with a person who waits to be asked for each station before putting the magnet on it."""
-    from controller.commands import hw_test
-
+def stations_asked(monkeypatch, hw_test) -> queue.Queue:  # noqa: ANN001
+    """hw-test's prints, passed on, with each station it asks a magnet for put on the queue returned (the person at
+    the board waits to be asked)."""
     asked: queue.Queue = queue.Queue()
 
     def said(*args: object, **kw: object) -> None:
@@ -57,6 +56,14 @@ def _run(mock_factory, capsys, monkeypatch, magnets: VirtualMagnets, stations: l
         print(*args, **kw)
 
     monkeypatch.setattr(hw_test, "print", said, raising=False)
+    return asked
+
+
+def _run(mock_factory, capsys, monkeypatch, magnets: VirtualMagnets, stations: list[str]) -> str:  # noqa: ANN001
+    """hw-test end to end, with a person who waits to be asked for each station before putting the magnet on it."""
+    from controller.commands import hw_test
+
+    asked = stations_asked(monkeypatch, hw_test)
 
     def act() -> None:
         for _ in stations:
@@ -193,15 +200,7 @@ def test_a_dead_chip_on_the_scanner_firmware_behind_a_pty_is_named(tmp_path, cap
     fw = FirmwareOnPty(cfg, world, port).plug()
     chip3 = sorted((s for s, ch in prof.channels.items() if ch in dead), key=prof.channels.get)
     others = [s for s, ch in sorted(prof.channels.items(), key=lambda kv: kv[1]) if ch // 8 == 5][:2]
-    asked: queue.Queue = queue.Queue()
-
-    def said(*args: object, **kw: object) -> None:
-        text = " ".join(map(str, args))
-        if text.startswith("put the magnet on "):
-            asked.put(text.split()[4].rstrip(","))
-        print(*args, **kw)
-
-    monkeypatch.setattr(hw_test, "print", said, raising=False)
+    asked = stations_asked(monkeypatch, hw_test)
 
     def act() -> None:
         for _ in chip3 + others:

@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from controller.board_geometry import smallest_distance
+
 #: Room between two modules: the 2.54 mm header and its connector, and a hand's error when gluing.
 CLEARANCE_MM = 3.0
 #: The printed reed board's pitch (board_svg.DEFAULT_PITCH_MM); an RFID board is never smaller.
@@ -69,13 +71,7 @@ def _unit_offsets(game: Any) -> tuple[tuple[float, float], ...]:
 
 @functools.lru_cache(maxsize=32)
 def _offsets(pts: tuple[tuple[float, float], ...]) -> tuple[tuple[float, float], ...]:
-    unit = math.inf
-    for i, (ax, ay) in enumerate(pts):
-        for bx, by in pts[i + 1:]:
-            d = math.hypot(ax - bx, ay - by)
-            if 0 < d < unit:
-                unit = d
-    unit = unit if math.isfinite(unit) else 1.0
+    unit = smallest_distance(pts)
     return tuple((abs(ax - bx) / unit, abs(ay - by) / unit) for i, (ax, ay) in enumerate(pts) for bx, by in pts[i + 1:])
 
 
