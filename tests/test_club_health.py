@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_club import broker, dashboard, table_on_bus  # noqa: F401 - the broker and dashboard fixtures
+from test_club import table_on_bus
 from test_club_support import Mosquitto, wait_for
 
 from controller.referee.journal import JournalError
