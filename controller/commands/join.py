@@ -87,6 +87,8 @@ def run_remote(args: argparse.Namespace, game_id: str, profile: Any, board: Any,
     try:
         if not args.no_web:
             server = open_web(table, args.host, args.port)
+            if server is None:
+                return 2
             server.start()
             # only this seat's page: the other seats and the arbiter are elsewhere (the host)
             url = f"{server.base_url()}/seat/{table.tokens[join.seat]}"

@@ -325,6 +325,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if not args.no_web:
             server = open_web(table, args.host, args.port)
+            if server is None:
+                return 2
             server.print_links(sys.stdout, qr=None if args.qr == "auto" else args.qr == "always")  # the port listens already; waitress takes it once the referee is ready
         if broker is not None:
             from controller.club.bus import TableBus

@@ -22,12 +22,12 @@ def stop_on_signals() -> threading.Event:
 
 
 def open_web(table: Any, host: str, port: int, prog: str = "facedown play") -> Any:
-    """The table's WebServer, listening on ``host:port``; a port that is taken or cannot be had is said as
-    ``prog: why`` and ends the command with status 2 (the caller's ``finally`` still runs)."""
+    """The table's WebServer, listening on ``host:port``; None when the port is taken or cannot be had, said as
+    ``prog: why`` (the command then ends with status 2)."""
     from web_referee.server import WebServer, WebServerError
 
     try:
         return WebServer(table, host=host, port=port)
     except WebServerError as exc:
         print(f"{prog}: {exc.strerror}", file=sys.stderr)
-        raise SystemExit(2) from None
+        return None
