@@ -64,9 +64,9 @@ def seed_cells() -> dict[tuple[str, str], str]:
 
 def test_pieces_are_the_seeds_list() -> None:
     doc = contract(GAME)
-    assert [(p["zh"], p["count"]) for p in doc["pieces"]] == SEED_LIST
+    assert [(p["zh_hans"], p["count"]) for p in doc["pieces"]] == SEED_LIST
     assert sum(p["count"] for p in doc["pieces"]) == 41
-    movable = {p["zh"]: (p["movable"], p["can_attack"]) for p in doc["pieces"]}
+    movable = {p["zh_hans"]: (p["movable"], p["can_attack"]) for p in doc["pieces"]}
     assert movable["布雷艇"] == (True, False)
     assert movable["水雷"] == movable["军旗"] == (False, False)
     assert len(load_game(GAME).stations) == 96
@@ -74,7 +74,7 @@ def test_pieces_are_the_seeds_list() -> None:
 
 def test_every_cell_of_the_seed_table() -> None:
     doc = contract(GAME)
-    zh = {p["id"]: p["zh"] for p in doc["pieces"]}
+    zh = {p["id"]: p["zh_hans"] for p in doc["pieces"]}
     cells = seed_cells()
     assert len(cells) == 256
     got = {(zh[a], zh[d]): outcome for a, row in doc["clash"].items() for d, outcome in row.items()}
@@ -87,7 +87,7 @@ def test_cli_json_is_the_contract(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules", GAME, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc == contract(GAME)
-    zh = {p["id"]: p["zh"] for p in doc["pieces"]}
+    zh = {p["id"]: p["zh_hans"] for p in doc["pieces"]}
     cells = seed_cells()
     assert all(doc["clash"][a][d] == cells[(zh[a], zh[d])] for a in doc["clash"] for d in doc["clash"][a])
 

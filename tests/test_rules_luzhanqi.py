@@ -138,11 +138,11 @@ def test_army_counts() -> None:
         "commander": 1, "general": 1, "major_general": 2, "brigadier": 2, "colonel": 2, "major": 2,
         "captain": 3, "lieutenant": 3, "engineer": 3, "bomb": 2, "mine": 3, "flag": 1,
     }
-    assert [p.zh for p in GAME.pieces] == ["司令", "军长", "师长", "旅长", "团长", "营长", "连长", "排长", "工兵", "炸弹", "地雷", "军旗"]
+    assert [p.zh_hans for p in GAME.pieces] == ["司令", "军长", "师长", "旅长", "团长", "营长", "连长", "排长", "工兵", "炸弹", "地雷", "军旗"]
     placement = dict(RED)
     placement["A3"] = "general"  # one lieutenant short, one general too many
     problems = deploy_problems(placement)
-    assert {str(p) for p in problems} == {"General (军长): 2 placed, 1 expected", "Lieutenant (排长): 2 placed, 3 expected"}
+    assert {str(p) for p in problems} == {"General (軍長): 2 placed, 1 expected", "Lieutenant (排長): 2 placed, 3 expected"}
 
 
 def test_a_deployment_with_several_defects_reports_all_of_them_each_with_its_station() -> None:

@@ -23,7 +23,7 @@ from controller.sensing.sim import SimBoard
 from tests.physical import random_game_script
 
 GAME = load_game("siguo")
-NAMES = {w for p in GAME.pieces for w in (p.id, p.name, p.zh)}
+NAMES = {w for p in GAME.pieces for w in (p.id, p.name, p.zh, p.zh_hans)}
 KEYS = ("event", "from", "to", "player", "outcome", "winners", "reason")
 
 

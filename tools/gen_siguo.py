@@ -137,17 +137,17 @@ movements:
 
 pieces:
   - {id: commander, name: Field Marshal, short: "FM", zh: 司令, zh_hans: 司令, count: 1, rank: 1, moves: standard}
-  - {id: general, name: General, short: "Gen", zh: 军长, zh_hans: 军长, count: 1, rank: 2, moves: standard}
-  - {id: major_general, name: Major General, short: "MajGen", zh: 师长, zh_hans: 师长, count: 2, rank: 3, moves: standard}
-  - {id: brigadier, name: Brigadier, short: "Brig", zh: 旅长, zh_hans: 旅长, count: 2, rank: 4, moves: standard}
-  - {id: colonel, name: Colonel, short: "Col", zh: 团长, zh_hans: 团长, count: 2, rank: 5, moves: standard}
-  - {id: major, name: Major, short: "Maj", zh: 营长, zh_hans: 营长, count: 2, rank: 6, moves: standard}
-  - {id: captain, name: Captain, short: "Capt", zh: 连长, zh_hans: 连长, count: 3, rank: 7, moves: standard}
-  - {id: lieutenant, name: Lieutenant, short: "Lt", zh: 排长, zh_hans: 排长, count: 3, rank: 8, moves: standard}
+  - {id: general, name: General, short: "Gen", zh: 軍長, zh_hans: 军长, count: 1, rank: 2, moves: standard}
+  - {id: major_general, name: Major General, short: "MajGen", zh: 師長, zh_hans: 师长, count: 2, rank: 3, moves: standard}
+  - {id: brigadier, name: Brigadier, short: "Brig", zh: 旅長, zh_hans: 旅长, count: 2, rank: 4, moves: standard}
+  - {id: colonel, name: Colonel, short: "Col", zh: 團長, zh_hans: 团长, count: 2, rank: 5, moves: standard}
+  - {id: major, name: Major, short: "Maj", zh: 營長, zh_hans: 营长, count: 2, rank: 6, moves: standard}
+  - {id: captain, name: Captain, short: "Capt", zh: 連長, zh_hans: 连长, count: 3, rank: 7, moves: standard}
+  - {id: lieutenant, name: Lieutenant, short: "Lt", zh: 排長, zh_hans: 排长, count: 3, rank: 8, moves: standard}
   - {id: engineer, name: Engineer, short: "Eng", zh: 工兵, zh_hans: 工兵, count: 3, rank: 9, moves: engineer, doc: "Clears mines; turns freely on the railway, through the centre and the arcs."}
-  - {id: bomb, name: Bomb, short: "Bomb", zh: 炸弹, zh_hans: 炸弹, count: 2, moves: standard, doc: "Destroys itself and whatever it meets."}
+  - {id: bomb, name: Bomb, short: "Bomb", zh: 炸彈, zh_hans: 炸弹, count: 2, moves: standard, doc: "Destroys itself and whatever it meets."}
   - {id: mine, name: Landmine, short: "Mine", zh: 地雷, zh_hans: 地雷, count: 3, doc: "Never moves; only an engineer clears it."}
-  - {id: flag, name: Flag, short: "Flag", zh: 军旗, zh_hans: 军旗, count: 1, doc: "Never moves; the seat that loses it is out."}
+  - {id: flag, name: Flag, short: "Flag", zh: 軍旗, zh_hans: 军旗, count: 1, doc: "Never moves; the seat that loses it is out."}
 
 clash:
   by_rank: true
