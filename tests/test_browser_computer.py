@@ -5,11 +5,16 @@ After each of the computer's instructions, on both pages: the instructed move's 
 the station lights' role colours, with an arrow) within 100 ms of the instruction's event reaching the page (measured
 in the page: performance.now at the SSE message, then at the marks; the figures are printed); the pinned box at the
 top and the marked stations are inside the first screen (from element boxes, the board's own scrolled window
-included); the steps of the computer's move tick as the board does them. After each ruling the fix-up's stations and
-the pinned checklist are on the first screen too, and the checklist ticks step by step. A spectator who opens the page
-mid-game sees the game's history; pages in Simplified and Traditional Chinese show no English word, the game's name
-included; laying out is one progress line in the log, never called a mismatch. In Stratego a wrong token lifted on
-the computer's turn is flagged at once on the board, in the banner and by a published event (the voice's)."""
+included), with the cue at each edge the board goes on beyond, and on a phone the board below the pinned box and the
+log below the board; the banner says the move in the page's words, "attack" when it is one; the steps of the
+computer's move tick as the board does them. After each ruling the fix-up's stations and the pinned checklist are on
+the first screen too, the checklist ticks step by step and each station's badge numbers its first step still to do.
+Half-way through laying out the checklist counts the pieces in place, asks for the computer's pieces as its tokens,
+and its next station is on the first screen; laying out is one progress line in the log ending at "laid out N of N",
+never called a mismatch. A spectator who opens the page mid-game sees the game's history, then the computer's moves
+and the fix-ups as the seats do; pages in Simplified and Traditional Chinese show no English word (the game's name
+included) and no character of the other script (the pieces' faces included). In Stratego a wrong token lifted on
+the computer's turn is flagged at once on the board, in the banner and by a published event the voice says."""
 
 from __future__ import annotations
 
@@ -21,8 +26,10 @@ from typing import Any
 
 import pytest
 from browser_support import DESKTOP, PHONE, choose, chromium, english_words, open_page, served, wait
+from zh_script import SIMPLIFIED_ONLY, TRADITIONAL_ONLY
 
 from benchmarks.seeded_games import fixup_stations
+from controller.announce.voice import phrase
 from controller.bots.simple import RandomBot
 from controller.referee.computer_seat import ComputerSeat
 from controller.rules import game_ids
@@ -84,6 +91,36 @@ ON_SCREEN = """(stations) => {
     const b = r.getBoundingClientRect();
     if (!inside(b, win)) out.push(`${st} at ${Math.round(b.left)},${Math.round(b.top)} outside ${JSON.stringify(win)}`);
   }
+  // where the board goes on beyond its window, the cue at that edge is shown, on the first screen
+  const wrap = document.getElementById("board-wrap");
+  const more = {left: wrap.scrollLeft > 2, right: wrap.scrollLeft < wrap.scrollWidth - wrap.clientWidth - 2,
+                up: wrap.scrollTop > 2, down: wrap.scrollTop < wrap.scrollHeight - wrap.clientHeight - 2};
+  for (const [edge, beyond] of Object.entries(more)) {
+    const cue = document.querySelector(`#board-frame .cue-${edge}`);
+    const shown = getComputedStyle(cue).display !== "none" && inside(cue.getBoundingClientRect(), screen);
+    if (beyond !== shown) out.push(`the board ${beyond ? "goes on" : "ends"} ${edge} but its cue is ${shown ? "shown" : "not shown"}`);
+  }
+  // one column (a phone): the pinned box, then the board, the log last
+  if (vw < 1000) {
+    const log = document.getElementById("log").getBoundingClientRect();
+    if (now.bottom > w.top + 1 || log.top < w.bottom - 1) out.push(`order: pinned ..${Math.round(now.bottom)}, board ${Math.round(w.top)}..${Math.round(w.bottom)}, log ${Math.round(log.top)}..`);
+  }
+  return out;
+}"""
+
+#: the badge on each station of the checklist is the number of its first step still to do (a piece off a7 and back
+#: on: 1, then 2), a tick once all its steps are done
+BADGES = """() => {
+  const want = {};
+  for (const li of document.querySelectorAll("#fix-list li[data-station]")) {
+    const st = li.dataset.station, todo = li.classList.contains("todo");
+    if (!(st in want) || (want[st] === "✓" && todo)) want[st] = todo ? li.querySelector(".tick").textContent : "✓";
+  }
+  const out = [];
+  for (const [st, text] of Object.entries(want)) {
+    const b = document.querySelector(`#board g.badge[data-station="${st}"]`);
+    if (!b || b.textContent !== text) out.push(`${st}: badge ${b ? b.textContent : "none"}, its first step to do ${text}`);
+  }
   return out;
 }"""
 
@@ -124,6 +161,7 @@ def do_fixup(table: Any, pages: dict[str, Any], before: dict[str, int], frm: str
         page.wait_for_function("() => document.body.getAttribute('data-focus') !== null")
         problems = on_screen(page, sorted(set(stations)))
         assert not problems, (name, problems, page.inner_text("#guidance"))
+        assert not page.evaluate(BADGES), (name, page.evaluate(BADGES), page.inner_text("#guidance"))
     ticked = 0
     for s in stations:
         flip(table, s)
@@ -133,11 +171,39 @@ def do_fixup(table: Any, pages: dict[str, Any], before: dict[str, int], frm: str
         # each page ticks the steps the referee says the board has done, as it does them
         n = sum(1 for st in pending["steps"] if st["done"] and st.get("action") != "none")
         ticked = max(ticked, n)
-        for page in pages.values():
+        for name, page in pages.items():
             page.wait_for_function("n => document.querySelectorAll('#fix-list li.done').length >= n", arg=n)
+            assert not page.evaluate(BADGES), (name, page.evaluate(BADGES), page.inner_text("#guidance"))
     report.append(f"ticked {ticked} of the fix-up's steps before its end")
     wait(lambda: table.session.pending is None and not table.session.status["mismatch"], what="the fix-up done")
     report.append(f"fix-up {stations}")
+
+
+def laying_out(pages: dict[str, Any], owner: dict[str, str], left: list[str], done: int, total: int) -> None:
+    """Half-way through laying out: each page's pinned checklist counts the pieces in place ("15 of 40"), asks for
+    the computer's pieces as its tokens and for the person's as pieces, never says mismatch, and the next station to
+    fill is on the first screen."""
+    for name, page in pages.items():
+        title = page.evaluate("p => FD.t('page.fix.layout_count', p)", {"done": done, "total": total})
+        page.wait_for_function("t => document.getElementById('guidance-title').textContent === t", arg=title)
+        assert page.get_attribute("#guidance", "class") == "kind-layout", (name, page.inner_text("#guidance"))
+        banner = page.evaluate("() => FD.t('page.banner.layout')")
+        assert page.inner_text("#banner") == banner, (name, page.inner_text("#banner"))
+        for st in {owner[s]: s for s in left}.values():  # a station still to fill of each side
+            key = "page.fix.put" if owner[st] == page_side(page) else "page.fix.token"
+            want = page.evaluate("([k, p]) => FD.t(k, p)", [key, {"side": owner[st], "station": st}])
+            got = page.inner_text(f'#fix-list li[data-station="{st}"] span:last-child')
+            assert got == want, (name, st, got, want)
+        assert page.locator("#fix-list li.done").count() == done, (name, page.inner_text("#guidance"))
+        page.wait_for_function("() => (document.body.getAttribute('data-focus') || '') !== ''")
+        focus = page.get_attribute("body", "data-focus").split()
+        assert len(focus) == 1 and focus[0] in left, (name, focus)  # the next station to fill, one at a time
+        problems = on_screen(page, focus)
+        assert not problems, (name, problems)
+
+
+def page_side(page: Any) -> str:
+    return page.evaluate("() => document.querySelector('meta[name=\"facedown-role\"]').content")
 
 
 def human_move(table: Any, pages: dict[str, Any], rng: random.Random, report: list[str]) -> None:
@@ -159,12 +225,22 @@ def computer_move(table: Any, pages: dict[str, Any], report: list[str], marks_ms
     attack = to in table.state.board
     [seq] = [e.seq for e in table.session.log if e.public.get("event") == "bot" and e.public.get("kind") == "move"
              and not e.public.get("again")][-1:]
+    seats = {k: v for k, v in pages.items() if k != "spectator"}  # a spectator's page gets no live readings
     for name, page in pages.items():
-        w = page.wait_for_function("seq => { const w = window.__ins[seq]; return w && w.t2 !== null && w; }", arg=seq).json_value()
-        assert (w["from"], w["to"]) == (frm, to)
-        marks_ms.append(w["t1"] - w["t0"])
+        if name == "spectator":  # opened mid-game: its marks are checked, not timed (the event may predate it)
+            page.wait_for_selector(f'#board g.arrows line.arrow[data-from="{frm}"][data-to="{to}"]', state="attached")
+            assert page.locator(f'#board g.station.ins-from[data-station="{frm}"]').count() == 1
+            assert page.locator(f'#board g.station.ins-to[data-station="{to}"]').count() == 1
+        else:
+            w = page.wait_for_function("seq => { const w = window.__ins[seq]; return w && w.t2 !== null && w; }", arg=seq).json_value()
+            assert (w["from"], w["to"]) == (frm, to)
+            marks_ms.append(w["t1"] - w["t0"])
         banner = page.locator("#banner")
         assert "computer" in (banner.get_attribute("class") or ""), (name, banner.inner_text())
+        # the banner says the move in the page's words, and says "attack" when it is one
+        said = page.evaluate("([key, p]) => FD.t(key, p)", ["page.banner.computer_attack" if attack else "page.banner.computer",
+                                                            {"player": side, "from": frm, "to": to}])
+        assert banner.inner_text() == said, (name, banner.inner_text(), said)
         problems = on_screen(page, [frm, to])
         assert not problems, (name, problems)
         assert ticks(page) == (0, 3 if attack else 2), (name, page.inner_text("#guidance"))
@@ -176,23 +252,26 @@ def computer_move(table: Any, pages: dict[str, Any], report: list[str], marks_ms
         stray = next(s for s in sorted(table.state.board) if s not in (frm, to))
         heard = len(table.session.log)
         flip(table, stray)
-        for page in pages.values():
+        for page in seats.values():
             page.wait_for_selector(f'#board g.station.mismatch[data-station="{stray}"]')
             page.wait_for_selector("#banner.computer.wrong")
         said = [e.public for e in table.session.log[heard:] if e.public.get("kind") == "wrong_lift"]
         assert said and said[0]["stations"] == [stray], said
+        for lang in ("en", "zh"):  # what the voice says, in each of its languages: the token, and the move to make
+            words = phrase(said[0], lang, table.game)
+            assert stray.upper() in words.upper().replace(" ", "") and frm.upper() in words.upper().replace(" ", ""), words
         flip(table, stray)
-        for page in pages.values():
+        for page in seats.values():
             page.wait_for_selector("#banner.computer:not(.wrong)")
         report.append(f"wrong lift {stray} flagged")
     before = {s: p.uid for s, p in table.state.board.items()}
     ply = table.state.ply
     flip(table, frm)
-    for page in pages.values():
+    for page in seats.values():
         page.wait_for_function("() => document.querySelectorAll('#fix-list li.done').length >= 1")
     if attack:
         flip(table, to)
-        for page in pages.values():
+        for page in seats.values():
             page.wait_for_function("() => document.querySelectorAll('#fix-list li.done').length >= 2")
     flip(table, to)
     wait(lambda: table.state.ply == ply + 1, what=f"the ruling on the computer's {frm}-{to}")
@@ -222,15 +301,23 @@ def test_a_first_game_against_the_computer(game: str, browser: Any, tmp_path: Pa
         pages = {"phone": open_page(browser, url, errors, viewport=PHONE, lang=lang_phone, init=WATCH),
                  "desktop": open_page(browser, url, errors, viewport=DESKTOP, lang=lang_desk, init=WATCH)}
         # laying out: one progress line in the log, a count in the checklist's title, never a mismatch
-        for n, s in enumerate(sorted(table.state.board, key=table.game.station_ids.index)):
+        order = sorted(table.state.board, key=table.game.station_ids.index)
+        total = len(order)
+        owner = {s: table.state.board[s].owner for s in order}
+        for n, s in enumerate(order):
             table.board.place(s)
             if n % 10 == 9:
                 time.sleep(0.05)
+            if n + 1 == total // 2:
+                wait(lambda s=s: table.session.snapshot is not None and s in table.session.snapshot.occupied, what=f"{s} read")
+                laying_out(pages, owner, order[n + 1:], n + 1, total)
         wait(lambda: not table.session.status["waiting_for_board"], what="the board laid out")
         for name, page in pages.items():
             settled(page, table)
             assert page.locator("#log li.progress-line").count() <= 1, (name, page.inner_text("#log"))
             assert page.locator("#log li.ev-mismatch").count() == 0, (name, page.inner_text("#log"))
+            line = page.evaluate("p => FD.t('event.laid_out', p)", {"done": total, "total": total})
+            assert page.inner_text("#log li.progress-line") == line, (name, page.inner_text("#log"))
         laid = [e.public for e in table.session.log if e.public.get("kind") == "layout"]
         assert len(laid) <= len(table.state.board) // 10 + 3, len(laid)  # a line each ten pieces, not one a piece
         report: list[str] = []
@@ -249,8 +336,9 @@ def test_a_first_game_against_the_computer(game: str, browser: Any, tmp_path: Pa
                 settled(spectator, table)
                 spectator.wait_for_selector("#log li.ev-start")
                 assert spectator.locator("#log li").count() >= 4, spectator.inner_text("#log")
+                pages["spectator"] = spectator  # from now on the computer's moves and the fix-ups are on it too
         assert done == INSTRUCTIONS or table.state.phase == "over", report
-        for name, page in [*pages.items(), ("spectator", spectator)]:
+        for name, page in pages.items():
             lang = page.evaluate("() => FD.lang")
             if lang == "en":
                 continue
@@ -258,6 +346,10 @@ def test_a_first_game_against_the_computer(game: str, browser: Any, tmp_path: Pa
             labels = {s.id for s in table.game.stations} | {s.label for s in table.game.stations if s.label}
             words = english_words(page, ("header", "#now", "#log", "#board-tools"), labels | {"FaceDown"})
             assert not words, (name, lang, words)
+            # and in the page's own script, the pieces' faces on the board included
+            text = page.evaluate("() => ['header', '#now', '#log', '#board'].map(s => document.querySelector(s).textContent).join(' ')")
+            other = {c for c in text if c in (TRADITIONAL_ONLY if lang == "zh-Hans" else SIMPLIFIED_ONLY)}
+            assert not other, (name, lang, sorted(other))
             assert page.inner_text("#game-name") == (table.game.zh_hans if lang == "zh-Hans" else table.game.zh)
         print(f"\n{game}: computer's marks after its instruction event, ms: {[round(x, 1) for x in marks_ms]}; {report}")
         assert marks_ms and max(marks_ms) < MARK_MS, marks_ms

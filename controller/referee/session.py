@@ -450,7 +450,7 @@ class Session:
         if isinstance(action, FixupDone):
             was_waiting = self._waiting_for_board
             if was_waiting and self.pending is not None and self.pending.kind == "layout" and self._layout_said:
-                self._layout_progress(())  # the progress line ends at "laid out 40 of 40"
+                self._layout_progress((), final=True)  # the progress line ends at "laid out 40 of 40"
             self._waiting_for_board = False
             self._board_diff = ()
             if was_waiting:
@@ -482,14 +482,15 @@ class Session:
                      else Difference(action.to, self.recognizer.expected[action.to].owner, "wrong piece"))
         return Mismatch(tuple(sorted(diffs, key=lambda d: d.station)))
 
-    def _layout_progress(self, differences: tuple[Difference, ...]) -> None:
+    def _layout_progress(self, differences: tuple[Difference, ...], *, final: bool = False) -> None:
         """Laying out the armies: one progress line ("laid out 30 of 40") each ten pieces, and whenever a piece
-        stands where none belongs - never one event per piece, and never called a mismatch (issue 37)."""
+        stands where none belongs - never one event per piece, and never called a mismatch (issue 37). The
+        ``final`` line (the board matches) is said unless it was the last one said."""
         total = len(self.state.board)
         done = total - sum(1 for d in differences if d.expected is not None)
         strays = tuple(sorted(d.station for d in differences if d.expected is None))
         said = self._layout_said
-        if said is not None and said[0] // 10 == done // 10 and said[1] == strays:
+        if said is not None and (said == (done, strays) or (not final and said[0] // 10 == done // 10 and said[1] == strays)):
             return
         self._layout_said = (done, strays)
         words = (say("event.laid_out_strays", done=done, total=total, stations=list(strays)) if strays

@@ -88,7 +88,9 @@ window.FDBoard = (() => {
         const below = tools ? tools.getBoundingClientRect().height + 12 : 12;
         wrap.style.maxHeight = `${Math.max(200, Math.floor(window.innerHeight - top - below))}px`;
       }
-      return wrap.style.maxHeight !== was;  // changed: what was in the window may not be any more
+      const changed = wrap.style.maxHeight !== was;  // what was in the window may not be any more
+      if (changed) cues();
+      return changed;
     }
     /* the arrows at the board's edges where it goes on beyond the window (it pans: drag, or it pans by itself) */
     const frame = wrap.parentElement;
@@ -101,6 +103,7 @@ window.FDBoard = (() => {
       frame.classList.toggle("more-down", y < h - 2);
     }
     wrap.addEventListener("scroll", () => cues(), {passive: true});
+    if (window.ResizeObserver) new ResizeObserver(() => cues()).observe(wrap);  // the window grew or shrank
     /* where stations are in the board's scrolled content, in CSS px: {x0, y0, x1, y1} */
     function boxOf(stations) {
       const wr = wrap.getBoundingClientRect();
@@ -134,7 +137,7 @@ window.FDBoard = (() => {
         box = boxOf(stations);
       }
       const inside = box.x0 >= wrap.scrollLeft && box.x1 <= wrap.scrollLeft + cw && box.y0 >= wrap.scrollTop && box.y1 <= wrap.scrollTop + ch;
-      if (inside) return false;
+      if (inside) { cues(); return false; }
       const x = Math.max(0, Math.min(wrap.scrollWidth - cw, (box.x0 + box.x1) / 2 - cw / 2));
       const y = Math.max(0, Math.min(wrap.scrollHeight - ch, (box.y0 + box.y1) / 2 - ch / 2));
       const moved = Math.abs(x - wrap.scrollLeft) > 1 || Math.abs(y - wrap.scrollTop) > 1;
