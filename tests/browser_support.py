@@ -110,13 +110,14 @@ def chromium() -> Iterator[Any]:
 
 
 @contextmanager
-def served(game: str, tmp: Path, **options: Any) -> Iterator[tuple[Any, str]]:
-    """A table of ``game`` on the simulated board with its web referee on a free loopback port."""
+def served(game: str, tmp: Path, *, tags: bool = False, **options: Any) -> Iterator[tuple[Any, str]]:
+    """A table of ``game`` on the simulated board with its web referee on a free loopback port (``tags``: the
+    referee reads each piece's tag, as with RFID readers fitted)."""
     from web_referee.server import WebServer
 
     board = SimBoard(load_game(game).station_ids, settle_ms=20)
     table = open_table(game, board=board, board_kind="sim", journal_path=tmp / f"{game}.sqlite", resume=False,
-                       options=options or None)
+                       options=options or None, use_tags=tags)
     table.start()
     server = WebServer(table, host="127.0.0.1", port=0, threads=24, setups=SetupStore(tmp / "setups"))
     server.start()

@@ -387,3 +387,36 @@ def test_the_arbiter_confirms_what_cannot_be_undone_in_the_pages_language(browse
         english = arb.context.request.get(base + arb.get_attribute("#record-en", "href")).text()
         assert english.startswith("FaceDown record: Stratego") and "arbiter: end" in english
     assert not errors, errors
+
+
+def test_a_wrong_piece_is_drawn_as_unknown_not_as_the_referees(browser: Any, tmp_path: Path) -> None:
+    """With tags read, a piece put down where another belongs: the checklist says the station holds the wrong
+    piece, and the board draws an unknown piece there (marked), not the piece the referee expects; once the right
+    piece is back, the referee's piece is drawn again."""
+    errors: list[str] = []
+    rng = random.Random(5)
+    with served("stratego", tmp_path, tags=True) as (table, base):
+        for side in table.game.sides:
+            assert table.session.register_setup(side, random_deployment(table.game, side, rng, table.state.options)) == []
+        for s in table.state.board:
+            table.board.place(s, tag=f"T{s}")
+        wait(lambda: table.state.phase == "play" and not table.session.status["waiting_for_board"], what="play")
+        page = open_page(browser, f"{base}/seat/{table.tokens['red']}", errors, viewport=PHONE)
+        st = "a1"
+        piece = table.state.board[st].type
+        page.wait_for_selector(f'#board g.piece[data-station="{st}"][data-piece="{piece}"]')
+        table.board.lift(st)
+        wait(lambda: st not in table.session.snapshot.occupied, what=f"{st} lifted")
+        table.board.place(st, tag="Tb1")  # b1's piece, put down on a1
+        wait(lambda: table.session.mismatch is not None, what="the mismatch")
+        drawn = page.locator(f'#board g.piece[data-station="{st}"]')
+        page.wait_for_selector(f'#board g.piece.wrong[data-station="{st}"]')
+        assert drawn.count() == 1 and drawn.get_attribute("data-piece") is None and drawn.text_content() == "?"
+        assert page.locator(f'#board g.station.mismatch[data-station="{st}"]').count() == 1
+        assert "wrong piece" in page.inner_text(f'#fix-list li[data-station="{st}"]'), page.inner_text("#guidance")
+        table.board.lift(st)
+        table.board.place(st, tag=f"T{st}")
+        wait(lambda: table.session.mismatch is None, what="the board explainable again")
+        page.wait_for_selector(f'#board g.piece[data-station="{st}"][data-piece="{piece}"]')
+        assert page.locator("#board g.piece.wrong").count() == 0
+    assert not errors, errors

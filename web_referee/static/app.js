@@ -393,7 +393,13 @@
     const shown = {};
     const seen = new Set();
     const play = !replay && S.view.phase === "play";
+    // a station the sensors say holds another piece than the referee's: drawn as an unknown piece, never as the
+    // piece the referee expects there (the checklist calls it the wrong piece)
+    const wrongPiece = new Set(replay ? [] : ((S.mismatch && S.mismatch.stations) || [])
+      .filter((d) => d.found !== "empty" && d.found !== "occupied").map((d) => d.station));
+    for (const st of wrongPiece) { pieces.push({station: st, owner: null, label: "?", state: "stray wrong"}); seen.add(st); }
     for (const p of view.pieces) {
+      if (wrongPiece.has(p.station)) continue;
       const lifted = play && !occ.has(p.station);
       const face = p.piece ? FD.pieceFace(p.piece) : "";
       const def = p.piece && G.pieces.find((x) => x.id === p.piece);
