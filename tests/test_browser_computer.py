@@ -420,3 +420,28 @@ def test_a_wrong_piece_is_drawn_as_unknown_not_as_the_referees(browser: Any, tmp
         page.wait_for_selector(f'#board g.piece[data-station="{st}"][data-piece="{piece}"]')
         assert page.locator("#board g.piece.wrong").count() == 0
     assert not errors, errors
+
+
+def test_putting_a_seat_out_takes_a_second_tap(browser: Any, tmp_path: Path) -> None:
+    """Four-player Junqi: the arbiter's "put this seat out" cannot be taken back, so its first tap only asks."""
+    errors: list[str] = []
+    rng = random.Random(4)
+    with served("siguo", tmp_path) as (table, base):
+        for side in table.game.sides:
+            assert table.session.register_setup(side, random_deployment(table.game, side, rng, table.state.options)) == []
+        for s in table.state.board:
+            table.board.place(s)
+        wait(lambda: table.state.phase == "play" and not table.session.status["waiting_for_board"], what="play")
+        arb = open_page(browser, f"{base}/arbiter/{table.tokens['arbiter']}", errors, viewport=PHONE, lang="zh-Hant")
+        arb.wait_for_selector("#arb-out-row:not([hidden])")
+        side = table.game.sides[2]
+        arb.select_option("#arb-out-side", side)
+        label = arb.inner_text("#arb-out")
+        arb.click("#arb-out")
+        arb.wait_for_selector("#arb-out.confirming:has-text('再點一次確認')")
+        time.sleep(0.3)
+        assert side not in table.state.out  # one tap alone puts nobody out
+        arb.click("#arb-out")
+        wait(lambda: side in table.state.out, what=f"{side} out")
+        arb.wait_for_function("t => document.getElementById('arb-out').textContent === t", arg=label)
+    assert not errors, errors
