@@ -38,8 +38,11 @@ from controller.rules.deploy import random_deployment
 GAMES = [g for g in game_ids() if g in {"dover_patrol", "lattaque", "luzhanqi", "navy_cn", "navy_tw", "sanjunqi", "siguo",
                                         "stratego", "stratego_barrage"}]
 INSTRUCTIONS = 2  # computer moves per game (few: the suite's time stays modest)
-MARK_MS = 100
-SHOT: dict[str, bool] = {}  # the computer's from/to stations are marked within this of the instruction's event
+MARK_MS = 100  # the computer's from/to stations are marked within this of the instruction's event
+#: with FACEDOWN_SHOTS=DIR: the docs' pictures, (game, page, what): the computer's move, laying out half-way
+SHOTS = {("stratego", "phone", "computer"), ("stratego", "desktop", "computer"), ("stratego", "phone", "layout"),
+         ("luzhanqi", "phone", "computer"), ("luzhanqi", "desktop", "computer")}
+SHOT: set[tuple[str, str, str]] = set()  # the pictures taken
 
 #: in every page: when each bot move event arrived (its SSE message) and when its from/to marks were on the board
 WATCH = """
@@ -179,7 +182,7 @@ def do_fixup(table: Any, pages: dict[str, Any], before: dict[str, int], frm: str
     report.append(f"fix-up {stations}")
 
 
-def laying_out(pages: dict[str, Any], owner: dict[str, str], left: list[str], done: int, total: int) -> None:
+def laying_out(game: str, pages: dict[str, Any], owner: dict[str, str], left: list[str], done: int, total: int) -> None:
     """Half-way through laying out: each page's pinned checklist counts the pieces in place ("15 of 40"), asks for
     the computer's pieces as its tokens and for the person's as pieces, never says mismatch, and the next station to
     fill is on the first screen."""
@@ -200,6 +203,14 @@ def laying_out(pages: dict[str, Any], owner: dict[str, str], left: list[str], do
         assert len(focus) == 1 and focus[0] in left, (name, focus)  # the next station to fill, one at a time
         problems = on_screen(page, focus)
         assert not problems, (name, problems)
+        shoot(page, game, name, "layout")  # the docs' picture: laying out, half-way
+
+
+def shoot(page: Any, game: str, name: str, what: str) -> None:
+    """With FACEDOWN_SHOTS=DIR, the first screen of the pages in SHOTS is saved as DIR/page-WHAT-GAME-NAME.png."""
+    if os.environ.get("FACEDOWN_SHOTS") and (game, name, what) in SHOTS - SHOT:
+        SHOT.add((game, name, what))
+        page.screenshot(path=str(Path(os.environ["FACEDOWN_SHOTS"]) / f"page-{what}-{game}-{name}.png"))
 
 
 def page_side(page: Any) -> str:
@@ -244,9 +255,7 @@ def computer_move(table: Any, pages: dict[str, Any], report: list[str], marks_ms
         problems = on_screen(page, [frm, to])
         assert not problems, (name, problems)
         assert ticks(page) == (0, 3 if attack else 2), (name, page.inner_text("#guidance"))
-        if os.environ.get("FACEDOWN_SHOTS") and not any(k.startswith(name) for k in SHOT):
-            SHOT[name] = True  # the README's picture: the computer's move on a phone and a desktop
-            page.screenshot(path=str(Path(os.environ["FACEDOWN_SHOTS"]) / f"page-computer-{table.game.id}-{name}.png"))
+        shoot(page, table.game.id, name, "computer")  # the docs' picture: the computer's move
     if wrong:
         # a token the move does not touch, lifted by mistake: flagged at once, on the board, in the banner, by voice
         stray = next(s for s in sorted(table.state.board) if s not in (frm, to))
@@ -290,7 +299,7 @@ def test_a_first_game_against_the_computer(game: str, browser: Any, tmp_path: Pa
     errors: list[str] = []
     langs = ["en", "zh-Hans", "zh-Hant"]
     i = GAMES.index(game)
-    lang_phone, lang_desk = langs[i % 3], langs[(i + 1) % 3]
+    lang_phone, lang_desk = langs[(i + 2) % 3], langs[i % 3]  # Stratego's phone in English, Luzhanqi's in both scripts
     rng = random.Random(37 + i)
     with served(game, tmp_path) as (table, base):
         human = table.game.sides[0]
@@ -310,7 +319,7 @@ def test_a_first_game_against_the_computer(game: str, browser: Any, tmp_path: Pa
                 time.sleep(0.05)
             if n + 1 == total // 2:
                 wait(lambda s=s: table.session.snapshot is not None and s in table.session.snapshot.occupied, what=f"{s} read")
-                laying_out(pages, owner, order[n + 1:], n + 1, total)
+                laying_out(game, pages, owner, order[n + 1:], n + 1, total)
         wait(lambda: not table.session.status["waiting_for_board"], what="the board laid out")
         for name, page in pages.items():
             settled(page, table)
