@@ -3,6 +3,7 @@ board (with its progress shown) and submits it. Fails (never skips) under CI wit
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,9 @@ def test_random_button_fills_a_valid_deployment(browser, tmp_path: Path) -> None
     with served("luzhanqi", tmp_path) as (table, base):
         red = open_page(browser, f"{base}/seat/{table.tokens['red']}", errors)
         red.wait_for_selector("#setup-prompt:has-text('Place your')")
+        # two sentences, each ended by its stop (issue 37: "… 40 pieces to go Tap a station …" ran them together)
+        prompt = red.inner_text("#setup-prompt")
+        assert re.fullmatch(r"Place your [A-Za-z ]+: \d+ left · 25 pieces to go\. Tap a station of your area \(green\)\.", prompt), prompt
         red.click("#setup-random")
         expect(red.locator("#board g.piece.planned")).to_have_count(25)
         red.wait_for_selector("#setup-submit:not([disabled])")
