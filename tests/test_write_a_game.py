@@ -35,7 +35,7 @@ def test_the_guides_game_loads_as_written() -> None:
 def test_the_refusals_the_guide_quotes() -> None:
     text = guide_game_text()
     guide = " ".join(GUIDE.read_text(encoding="utf-8").split())
-    too_many = text.replace("{id: captain, name: Captain, zh: 連長, count: 2", "{id: captain, name: Captain, zh: 連長, count: 5")
+    too_many = text.replace("{id: captain, name: Captain, zh: 連長, zh_hans: 连长, count: 2", "{id: captain, name: Captain, zh: 連長, zh_hans: 连长, count: 5")
     with pytest.raises(GameFileError) as err:
         parse_game(too_many, "junqi_duel.yaml")
     assert f"`{err.value.where}: {err.value.expected}`" in guide
