@@ -172,12 +172,18 @@ def measure(name: str, cfg: dict[str, Any], kw: dict[str, Any], n: int, work: Pa
         chip.close()
 
 
+def spread(xs: list[float]) -> str:
+    """min / p50 / p99 / max of emulated ms."""
+    return f"min {min(xs):.1f}, p50 {pct(xs, 50):.1f}, p99 {pct(xs, 99):.1f}, max {max(xs):.1f} ms (n={len(xs)})"
+
+
 def harnesses(pairs: int, work: Path) -> None:
     cfg = shipped()
     settle, period = cfg["settle_ms"], cfg["scan_period_ms"]
     plan = stock.schedule(pairs)
-    print(f"\nreed matrix 10x10 (shipped config: settle {settle} ms, scan period {period} ms), {len(plan)} changes at "
-          f"uneven phases; target for the last byte: settle + period + 10 = {settle + period + 10} ms")
+    print(f"\nreed matrix 10x10 (shipped config: settle {settle} ms, scan period {period} ms), {len(plan)} changes "
+          f"({pairs} placements, {pairs} lifts) at uneven phases against the scan; target for the CHG line's last "
+          f"byte at the host: settle + period + 10 = {settle + period + 10} ms")
     wall = time.monotonic()
     chip = EmulatedScanner(cfg, work / "harness-board").start()
     try:
@@ -193,13 +199,20 @@ def harnesses(pairs: int, work: Path) -> None:
         chip.close()
     run = stock.run_stock(cfg, plan, scan_ms=1000)
     for name, got, rate in (("board.mjs (project)", ours, our_rate), ("stock rp2040js", run.changes, run.scans_per_s)):
-        passes = [(c.t - c.reporting_scan()) / MS for c in got]
-        print(f"  {name:<20} magnet -> CHG first byte {fmt([c.first_ms for c in got])}")
-        print(f"  {'':<20} magnet -> CHG last byte  {fmt([c.last_ms for c in got])}, max {max(c.last_ms for c in got):.1f} ms")
-        print(f"  {'':<20} reporting scan's start -> last byte {fmt(passes)}; scans per second {rate:.1f}")
+        print(f"  {name}: scans per second {rate:.1f} (configured {1000 / period:.0f})")
+        for action in ("place", "lift"):
+            these = [c for c in got if c.action == action]
+            print(f"    {action:<5} magnet -> CHG first byte {spread([c.first_ms for c in these])}")
+            print(f"    {'':<5} magnet -> CHG last byte  {spread([c.last_ms for c in these])}")
+        print(f"    magnet -> start of the scan that reported it {spread([(c.reporting_scan() - c.at) / MS for c in got])}")
+        print(f"    that scan's start -> the line's last byte   {spread([(c.t - c.reporting_scan()) / MS for c in got])}")
+    empty = run.extra["empty_outs"] * 1000 / run.extra["over_ms"]
+    print(f"  stock rp2040js's USB host answered {empty:,.0f} OUT requests a second with nothing (board.mjs: 0, it "
+          "answers when it has bytes, as a real host does)")
     for name, on_stock in (("board.mjs (project)", False), ("stock rp2040js", True)):
         print(f"  speed probe, {name}: {stock.probe(stock.SPEED_PROBE, stock=on_stock)} (us per loop iteration, per "
-              "byte handed to USB)")
+              f"byte handed to USB); a pin toggled in a loop: {stock.toggle_khz(on_stock):.1f} kHz (a real Pico: "
+              f"~{stock.TOGGLE_SILICON_KHZ} kHz)")
     print(f"  ({time.monotonic() - wall:.0f} s of wall time for the comparison)")
 
 
