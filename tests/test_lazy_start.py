@@ -54,6 +54,21 @@ def test_the_web_server_listens_before_flask_is_imported_and_builds_the_app_on_f
     assert run_python(code).split() == ["False", "True", "200"]
 
 
+def test_a_web_server_stopped_before_it_served_never_imports_flask() -> None:
+    # facedown play stopped before the referee got ready (or right after, --exit-when-ready) closes its port only
+    code = ("import sys, tempfile\n"
+            "from controller.referee.table import open_table\n"
+            "from controller.rules import load_game\n"
+            "from controller.sensing.sim import SimBoard\n"
+            "from web_referee.server import WebServer\n"
+            "t = open_table('stratego', board=SimBoard(load_game('stratego').station_ids), board_kind='sim',"
+            " journal_path=tempfile.mkdtemp() + '/j.sqlite', resume=False)\n"
+            "s = WebServer(t, host='127.0.0.1', port=0)\n"
+            "s.stop(); t.stop()\n"
+            "print('flask' in sys.modules, 'waitress' in sys.modules)\n")
+    assert run_python(code).split() == ["False", "False"]
+
+
 def test_the_replay_is_built_once_per_game_once_it_is_over(tmp_path: Path) -> None:
     import random
 
