@@ -3,8 +3,8 @@ boot to HELLO, magnet -> CHG latency, scans per second, heartbeat interval, tag-
 
 Every figure is EMULATED time (rp2040js counts the chip's cycles; it has not been calibrated against a real Pico,
 so treat absolute times as good estimates and comparisons as solid). Needs what the emulated tests need: Node,
-tests/node_modules (npm install --prefix tests), littlefs-python and the RP2040 kit
-(../shared/rp2040 or $FACEDOWN_RP2040; without it the benchmark stops and says what is missing).
+tests/node_modules (npm install --prefix tests), littlefs-python and the RP2040 kit (tests/emulator/kit/, or
+$FACEDOWN_RP2040; without one of them the benchmark stops and says what is missing).
 First, the two harnesses side by side on the shipped reed matrix: tests/emulator/board.mjs (the project's: its own
 run loop for PIO on the emulated clock, a USB host that NAKs an OUT request while it has nothing to send, as a real
 host does) and stock rp2040js 1.4.1 (tests/emulator/stock.mjs: its Simulator.execute and its USBCDC, which answers

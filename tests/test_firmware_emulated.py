@@ -3,8 +3,8 @@ matrix, a 74HC165 chain, an RFID reader per station, a reed board with a check-i
 Budgets are asserted in emulated time (deterministic, a property of the firmware); the host is the real serial
 backend on a real pty; whole games are refereed through it. Each build boots once per session (tests/emulator/).
 
-These need ../shared/rp2040 (UF2 + bootrom), Node with tests/node_modules (rp2040js) and littlefs-python: they fail
-under CI and skip elsewhere when something is missing.
+These need Node with tests/node_modules (rp2040js) and littlefs-python (the UF2 and bootrom are in tests/emulator/kit/):
+they fail under CI and skip elsewhere when something is missing.
 """
 
 from __future__ import annotations
