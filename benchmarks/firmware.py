@@ -10,7 +10,8 @@ run loop for PIO on the emulated clock, a USB host that NAKs an OUT request whil
 host does) and stock rp2040js 1.4.1 (tests/emulator/stock.mjs: its Simulator.execute and its USBCDC, which answers
 every OUT request at once with an empty packet, ~35,000 a second, so the chip spends ~2/3 of its CPU on USB): the
 same firmware and config, the same changes at uneven phases, magnet -> the CHG line's first and last byte at the
-USB host; and how fast the same MicroPython loop runs in each (the speed probe).
+USB host; and how fast the same MicroPython loop runs in each (the speed probe), in stock rp2040js with no USB host
+plugged in, and on a real Pico (a published oscilloscope figure for the same pin-toggling loop).
 
 Run: python benchmarks/firmware.py [N changes per build, default 40] [--only harnesses|builds]. A few minutes.
 """
@@ -213,6 +214,8 @@ def harnesses(pairs: int, work: Path) -> None:
         print(f"  speed probe, {name}: {stock.probe(stock.SPEED_PROBE, stock=on_stock)} (us per loop iteration, per "
               f"byte handed to USB); a pin toggled in a loop: {stock.toggle_khz(on_stock):.1f} kHz (a real Pico: "
               f"~{stock.TOGGLE_SILICON_KHZ} kHz)")
+    print(f"  the same pin loop in stock rp2040js with no USB host plugged in: {stock.toggle_khz(True, host=False):.1f} "
+          "kHz (its own run loop, nothing on USB: what board.mjs's run loop must match)")
     print(f"  ({time.monotonic() - wall:.0f} s of wall time for the comparison)")
 
 

@@ -63,6 +63,14 @@ def proc_runtime_ns(pid: int) -> int:
     return total
 
 
+def proc_rss_mb(pid: int) -> float:
+    """Resident memory of a process now, MB (/proc/PID/status VmRSS)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def thread_runtime_ns(native_id: int) -> int:
     return int(Path(f"/proc/self/task/{native_id}/schedstat").read_text().split()[0])
 
@@ -161,7 +169,7 @@ def startup(runs: int) -> None:
           f"terminal, against a bare `python -c pass` in the same run ({runs} pairs; modules byte-compiled as an "
           "installed package has them)")
     for web in (True, False):
-        ready_cpu, bare, ratios, page_cpu, whole = [], [], [], [], []
+        ready_cpu, bare, ratios, page_cpu, whole, rss_mb = [], [], [], [], [], []
         for _ in range(runs):
             bare.append(bare_cpu_s())
             proc, _ready, _port = start_play(web, tty=True, exit_when_ready=True)
@@ -176,6 +184,7 @@ def startup(runs: int) -> None:
                     conn.request("GET", "/")
                     conn.getresponse().read()
                     page_cpu.append(proc_cpu_s(proc.pid))
+                    rss_mb.append(proc_rss_mb(proc.pid))
             finally:
                 proc.terminate()
                 proc.wait(10)
@@ -187,7 +196,8 @@ def startup(runs: int) -> None:
               f"timed): {statistics.median(whole):.1f}x (min {min(whole):.1f}x, max {max(whole):.1f}x)")
         if page_cpu:
             mp = statistics.median(page_cpu)
-            print(f"   {'':<9} first page served: {mp:.3f} s CPU (Flask app built after ready) -> {zero(mp)}")
+            print(f"   {'':<9} first page served: {mp:.3f} s CPU (Flask app built after ready) -> {zero(mp)}; "
+                  f"{statistics.median(rss_mb):.0f} MB RSS then (target 60 MB)")
 
 
 def scan_loop(seconds: float) -> None:
