@@ -334,18 +334,17 @@ def names_under_tests() -> set[str]:
         {p.name for p in (ROOT / "tests").iterdir() if (p / "__init__.py").exists()}
 
 
-def test_the_product_imports_nothing_under_tests_or_benchmarks() -> None:
+def test_the_product_imports_nothing_under_tests_benchmarks_or_harness() -> None:
     names = names_under_tests()
     found = [f"{imp.where()}: {imp.source} imports {imp.target}, which is under tests/"
              for imp in product_imports() if imp.target.split(".")[0] in names]
-    found += [f"{imp.where()}: {imp.source} imports {imp.target}, which is under benchmarks/"
-              for imp in product_imports() if imp.target.split(".")[0] == "benchmarks"]
+    found += [f"{imp.where()}: {imp.source} imports {imp.target}, which is under {imp.target.split('.')[0]}/"
+              for imp in product_imports() if imp.target.split(".")[0] in ("benchmarks", "harness")]
     assert not found, "\n".join(found)
 
 
-#: Benchmarks that still import harnesses kept under tests/ (the scanner firmware stand-in, the RP2040 emulator, the
-#: mosquitto broker and the web Game driver): the next step of issue 36 moves them out of tests/.
-BENCHMARKS_USING_TEST_HARNESSES = {"benchmarks.club", "benchmarks.e2e", "benchmarks.firmware", "benchmarks.remote", "benchmarks.serial"}
+#: Benchmarks that still import harnesses kept under tests/ (the others, and the tests, take theirs from harness/).
+BENCHMARKS_USING_TEST_HARNESSES = {"benchmarks.firmware"}
 
 
 def test_the_benchmarks_import_nothing_under_tests() -> None:
