@@ -1,13 +1,13 @@
-"""Scanner firmware figures on the emulated RP2040 (MicroPython v1.28.0 in rp2040js, tests/emulator/), per build:
+"""Scanner firmware figures on the emulated RP2040 (MicroPython v1.28.0 in rp2040js, harness/emulator/), per build:
 boot to HELLO, magnet -> CHG latency, scans per second, heartbeat interval, tag-read time, full RFID survey time.
 
 Every figure is EMULATED time (rp2040js counts the chip's cycles; it has not been calibrated against a real Pico,
 so treat absolute times as good estimates and comparisons as solid). Needs what the emulated tests need: Node,
-tests/node_modules (npm install --prefix tests), littlefs-python and the RP2040 kit (tests/emulator/kit/, or
+tests/node_modules (npm install --prefix tests), littlefs-python and the RP2040 kit (harness/emulator/kit/, or
 $FACEDOWN_RP2040; without one of them the benchmark stops and says what is missing).
-First, the two harnesses side by side on the shipped reed matrix: tests/emulator/board.mjs (the project's: its own
+First, the two harnesses side by side on the shipped reed matrix: harness/emulator/board.mjs (the project's: its own
 run loop for PIO on the emulated clock, a USB host that NAKs an OUT request while it has nothing to send, as a real
-host does) and stock rp2040js 1.4.1 (tests/emulator/stock.mjs: its Simulator.execute and its USBCDC, which answers
+host does) and stock rp2040js 1.4.1 (harness/emulator/stock.mjs: its Simulator.execute and its USBCDC, which answers
 every OUT request at once with an empty packet, ~35,000 a second, so the chip spends ~2/3 of its CPU on USB): the
 same firmware and config, the same changes at uneven phases, magnet -> the CHG line's first and last byte at the
 USB host; and how fast the same MicroPython loop runs in each (the speed probe), in stock rp2040js with no USB host
@@ -28,11 +28,10 @@ from typing import Any
 
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-sys.path.insert(0, str(_HERE.parent / "tests"))
 sys.path.insert(0, str(_HERE.parent))
 
-from emulator import stock  # noqa: E402
-from emulator.chip import FIRMWARE, EmulatedScanner, missing_tools  # noqa: E402
+from harness.emulator import stock  # noqa: E402
+from harness.emulator.chip import FIRMWARE, EmulatedScanner, missing_tools  # noqa: E402
 
 MS = 1_000_000
 BUS = {"spi": 0, "sck": 18, "mosi": 19, "miso": 16, "baudrate": 4000000}

@@ -1,9 +1,9 @@
 """The scanner firmware, unmodified, on an emulated RP2040 (MicroPython v1.28.0 in rp2040js) for each build: a reed
 matrix, a 74HC165 chain, an RFID reader per station, a reed board with a check-in pad, and hybrid reeds + readers.
 Budgets are asserted in emulated time (deterministic, a property of the firmware); the host is the real serial
-backend on a real pty; whole games are refereed through it. Each build boots once per session (tests/emulator/).
+backend on a real pty; whole games are refereed through it. Each build boots once per session (harness/emulator/).
 
-These need Node with tests/node_modules (rp2040js) and littlefs-python (the UF2 and bootrom are in tests/emulator/kit/):
+These need Node with tests/node_modules (rp2040js) and littlefs-python (the UF2 and bootrom are in harness/emulator/kit/):
 they fail under CI and skip elsewhere when something is missing.
 """
 
@@ -20,8 +20,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from emulator import stock
-from emulator.chip import FIRMWARE, EmulatedScanner, missing_tools, ws2812_frames
 
 from benchmarks.seeded_games import fixup_stations
 from controller.referee.checkin import CheckInBoard
@@ -31,6 +29,8 @@ from controller.rules.deploy import random_deployment
 from controller.sensing import scanner_protocol as sp
 from controller.sensing.base import Snapshot
 from controller.sensing.serial_link import SerialScannerBoard
+from harness.emulator import stock
+from harness.emulator.chip import FIRMWARE, EmulatedScanner, missing_tools, ws2812_frames
 from tests.physical import random_game_script
 
 MS = 1_000_000  # ns
@@ -274,12 +274,10 @@ def test_stock_rp2040js_and_the_project_harness_agree_but_for_stock_usb_hosts_em
     # answers an OUT request; stock rp2040js's USBCDC answers every one at once, empty (~27,000 a second). Everything
     # else must agree, so that neither harness drifts from the other unnoticed (docs/firmware.md).
     # 1. The CPU: the same MicroPython loop runs exactly as fast in board.mjs as in stock rp2040js with no USB host
-    #    plugged in; stock's host costs the chip over half of it.
+    #    plugged in (two short boots of a probe; what stock's host costs the chip is in ./dev bench firmware)
     ours = stock.toggle_khz(False)
     bare = stock.toggle_khz(True, host=False)
-    with_host = stock.toggle_khz(True)
     assert abs(ours - bare) <= 0.005 * bare, (ours, bare)
-    assert with_host < 0.75 * bare, (with_host, bare)
     # 2. The same unmodified firmware and config, the same changes at uneven phases: magnet -> the CHG line's LAST
     #    byte at the host, what a logic analyser shows.
     cfg = shipped_config()

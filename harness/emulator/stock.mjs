@@ -1,5 +1,5 @@
 // The scanner firmware in STOCK rp2040js: its own Simulator.execute run loop and its own USBCDC host, nothing
-// replaced or wrapped, so that tests/emulator/board.mjs (which runs the CPU and PIO its own way and makes the host
+// replaced or wrapped, so that harness/emulator/board.mjs (which runs the CPU and PIO its own way and makes the host
 // NAK an OUT request while it has nothing to send) has an independent check. Only the world is added: reeds in the
 // diode matrix of the config (GPIO listeners and input levels) and magnets moved at emulated times (clock alarms).
 //   node stock.mjs SPEC.json
@@ -14,10 +14,11 @@
 // until one starts with "PROBE ".
 import fs from 'fs';
 import { pathToFileURL } from 'url';
-import { Simulator, USBCDC, ConsoleLogger, LogLevel } from 'rp2040js';
 
 const spec = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const { bootromB1 } = await import(pathToFileURL(spec.bootrom).href);
+// rp2040js from tests/node_modules (spec.rp2040js: its ES module entry), wherever this script lives
+const { Simulator, USBCDC, ConsoleLogger, LogLevel } = await import(pathToFileURL(spec.rp2040js).href);
 const cfg = spec.config;
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
 

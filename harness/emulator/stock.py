@@ -1,4 +1,4 @@
-"""The firmware in stock rp2040js beside tests/emulator/board.mjs: the same image, the same world, rp2040js's own run
+"""The firmware in stock rp2040js beside harness/emulator/board.mjs: the same image, the same world, rp2040js's own run
 loop and USB host (stock.mjs), so the project's harness cannot drift from the emulator it is built on unnoticed.
 
 ``run_stock`` boots once, makes every change of a schedule in emulated time and returns what happened; ``probe``
@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .chip import BOOTROM_NAME, HERE, UF2_NAME, firmware_files, fs_image, kit_dir, missing_tools
+from .chip import (
+    BOOTROM_NAME,
+    HERE,
+    UF2_NAME,
+    firmware_files,
+    fs_image,
+    kit_dir,
+    missing_tools,
+    rp2040js_entry,
+)
 
 MS = 1_000_000
 
@@ -64,6 +73,7 @@ def _spec(cfg: dict[str, Any], image: bytes, work: Path, **extra: Any) -> Path:
     assert kit is not None, missing_tools()
     (work / "fs.img").write_bytes(image)
     spec = {"uf2": str(kit / UF2_NAME), "bootrom": str(kit / BOOTROM_NAME), "image": str(work / "fs.img"),
+            "rp2040js": str(rp2040js_entry()),
             "config": cfg, **extra}
     path = work / "spec.json"
     path.write_text(json.dumps(spec))
