@@ -19,13 +19,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from test_club_support import Mosquitto  # noqa: E402
-from test_web_support import Game  # noqa: E402
 
 from controller.club.broker import parse_broker  # noqa: E402
 from controller.club.bus import TableBus  # noqa: E402
+from harness.broker import Mosquitto  # noqa: E402
+from harness.web_game import Game  # noqa: E402
 from web_referee.club import ClubListener, ClubState  # noqa: E402
 
 handoff: list[float] = []  # seconds the bus's own subscriber took in the referee's thread, per event

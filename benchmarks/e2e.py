@@ -72,8 +72,7 @@ def fmt(xs: list[float]) -> str:
 def firmware_main(port: str, cfg_json: str) -> None:
     """Child process: the real firmware behind a pty at ``port``; stdin lines 'place CH' / 'lift CH' move magnets,
     and each is answered with the wall-clock and monotonic time of the change."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    from firmware_standin.harness import FirmwareOnPty, World
+    from harness.firmware_standin.runner import FirmwareOnPty, World
 
     cfg = json.loads(cfg_json)
     world = World()

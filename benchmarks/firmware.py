@@ -1,16 +1,17 @@
-"""Scanner firmware figures on the emulated RP2040 (MicroPython v1.28.0 in rp2040js, tests/emulator/), per build:
+"""Scanner firmware figures on the emulated RP2040 (MicroPython v1.28.0 in rp2040js, harness/emulator/), per build:
 boot to HELLO, magnet -> CHG latency, scans per second, heartbeat interval, tag-read time, full RFID survey time.
 
 Every figure is EMULATED time (rp2040js counts the chip's cycles; it has not been calibrated against a real Pico,
 so treat absolute times as good estimates and comparisons as solid). Needs what the emulated tests need: Node,
-tests/node_modules (npm install --prefix tests), littlefs-python and the RP2040 kit
-(../shared/rp2040 or $FACEDOWN_RP2040; without it the benchmark stops and says what is missing).
-First, the two harnesses side by side on the shipped reed matrix: tests/emulator/board.mjs (the project's: its own
+tests/node_modules (npm install --prefix tests), littlefs-python and the RP2040 kit (harness/emulator/kit/, or
+$FACEDOWN_RP2040; without one of them the benchmark stops and says what is missing).
+First, the two harnesses side by side on the shipped reed matrix: harness/emulator/board.mjs (the project's: its own
 run loop for PIO on the emulated clock, a USB host that NAKs an OUT request while it has nothing to send, as a real
-host does) and stock rp2040js 1.4.1 (tests/emulator/stock.mjs: its Simulator.execute and its USBCDC, which answers
+host does) and stock rp2040js 1.4.1 (harness/emulator/stock.mjs: its Simulator.execute and its USBCDC, which answers
 every OUT request at once with an empty packet, ~35,000 a second, so the chip spends ~2/3 of its CPU on USB): the
 same firmware and config, the same changes at uneven phases, magnet -> the CHG line's first and last byte at the
-USB host; and how fast the same MicroPython loop runs in each (the speed probe).
+USB host; and how fast the same MicroPython loop runs in each (the speed probe), in stock rp2040js with no USB host
+plugged in, and on a real Pico (a published oscilloscope figure for the same pin-toggling loop).
 
 Run: python benchmarks/firmware.py [N changes per build, default 40] [--only harnesses|builds]. A few minutes.
 """
@@ -27,11 +28,10 @@ from typing import Any
 
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-sys.path.insert(0, str(_HERE.parent / "tests"))
 sys.path.insert(0, str(_HERE.parent))
 
-from emulator import stock  # noqa: E402
-from emulator.chip import FIRMWARE, EmulatedScanner, missing_tools  # noqa: E402
+from harness.emulator import stock  # noqa: E402
+from harness.emulator.chip import FIRMWARE, EmulatedScanner, missing_tools  # noqa: E402
 
 MS = 1_000_000
 BUS = {"spi": 0, "sck": 18, "mosi": 19, "miso": 16, "baudrate": 4000000}
@@ -172,12 +172,18 @@ def measure(name: str, cfg: dict[str, Any], kw: dict[str, Any], n: int, work: Pa
         chip.close()
 
 
+def spread(xs: list[float]) -> str:
+    """min / p50 / p99 / max of emulated ms."""
+    return f"min {min(xs):.1f}, p50 {pct(xs, 50):.1f}, p99 {pct(xs, 99):.1f}, max {max(xs):.1f} ms (n={len(xs)})"
+
+
 def harnesses(pairs: int, work: Path) -> None:
     cfg = shipped()
     settle, period = cfg["settle_ms"], cfg["scan_period_ms"]
     plan = stock.schedule(pairs)
-    print(f"\nreed matrix 10x10 (shipped config: settle {settle} ms, scan period {period} ms), {len(plan)} changes at "
-          f"uneven phases; target for the last byte: settle + period + 10 = {settle + period + 10} ms")
+    print(f"\nreed matrix 10x10 (shipped config: settle {settle} ms, scan period {period} ms), {len(plan)} changes "
+          f"({pairs} placements, {pairs} lifts) at uneven phases against the scan; target for the CHG line's last "
+          f"byte at the host: settle + period + 10 = {settle + period + 10} ms")
     wall = time.monotonic()
     chip = EmulatedScanner(cfg, work / "harness-board").start()
     try:
@@ -193,13 +199,22 @@ def harnesses(pairs: int, work: Path) -> None:
         chip.close()
     run = stock.run_stock(cfg, plan, scan_ms=1000)
     for name, got, rate in (("board.mjs (project)", ours, our_rate), ("stock rp2040js", run.changes, run.scans_per_s)):
-        passes = [(c.t - c.reporting_scan()) / MS for c in got]
-        print(f"  {name:<20} magnet -> CHG first byte {fmt([c.first_ms for c in got])}")
-        print(f"  {'':<20} magnet -> CHG last byte  {fmt([c.last_ms for c in got])}, max {max(c.last_ms for c in got):.1f} ms")
-        print(f"  {'':<20} reporting scan's start -> last byte {fmt(passes)}; scans per second {rate:.1f}")
+        print(f"  {name}: scans per second {rate:.1f} (configured {1000 / period:.0f})")
+        for action in ("place", "lift"):
+            these = [c for c in got if c.action == action]
+            print(f"    {action:<5} magnet -> CHG first byte {spread([c.first_ms for c in these])}")
+            print(f"    {'':<5} magnet -> CHG last byte  {spread([c.last_ms for c in these])}")
+        print(f"    magnet -> start of the scan that reported it {spread([(c.reporting_scan() - c.at) / MS for c in got])}")
+        print(f"    that scan's start -> the line's last byte   {spread([(c.t - c.reporting_scan()) / MS for c in got])}")
+    empty = run.extra["empty_outs"] * 1000 / run.extra["over_ms"]
+    print(f"  stock rp2040js's USB host answered {empty:,.0f} OUT requests a second with nothing (board.mjs: 0, it "
+          "answers when it has bytes, as a real host does)")
     for name, on_stock in (("board.mjs (project)", False), ("stock rp2040js", True)):
         print(f"  speed probe, {name}: {stock.probe(stock.SPEED_PROBE, stock=on_stock)} (us per loop iteration, per "
-              "byte handed to USB)")
+              f"byte handed to USB); a pin toggled in a loop: {stock.toggle_khz(on_stock):.1f} kHz (a real Pico: "
+              f"~{stock.TOGGLE_SILICON_KHZ} kHz)")
+    print(f"  the same pin loop in stock rp2040js with no USB host plugged in: {stock.toggle_khz(True, host=False):.1f} "
+          "kHz (its own run loop, nothing on USB: what board.mjs's run loop must match)")
     print(f"  ({time.monotonic() - wall:.0f} s of wall time for the comparison)")
 
 

@@ -28,9 +28,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from test_club_support import Mosquitto  # noqa: E402
 
 from controller.club.broker import parse_broker  # noqa: E402
 from controller.remote import commitment  # noqa: E402
@@ -40,6 +37,7 @@ from controller.remote.seat import RemoteSeat  # noqa: E402
 from controller.rules import load_game  # noqa: E402
 from controller.rules.deploy import random_deployment  # noqa: E402
 from controller.sensing.sim import SimBoard  # noqa: E402
+from harness.broker import Mosquitto  # noqa: E402
 
 
 def pct(xs: list[float], p: float) -> float:

@@ -22,12 +22,10 @@ from pathlib import Path
 # This file is named like pyserial's package: keep its folder off the path so `import serial` finds pyserial.
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from firmware_standin.harness import FirmwareOnPty, World, fd_proto  # noqa: E402
-
 from controller.sensing.serial_link import LinkState, SerialScannerBoard  # noqa: E402
+from harness.firmware_standin.runner import FirmwareOnPty, World, fd_proto  # noqa: E402
 
 
 def pct(xs: list[float], p: float) -> float:

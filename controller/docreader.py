@@ -3,16 +3,19 @@ inside the document and what was expected; and loads YAML safely and strictly (`
 in one mapping is refused with both places (plain PyYAML silently keeps the last), and so are documents nested
 absurdly deep, holding numbers too long to convert, or growing through aliases (``*name``) past ``MAX_NODES`` values
 (the "billion laughs" bomb: a few kB of text that expands to billions of values), counted from the parser's events
-before anything is built from them."""
+before anything is built from them. PyYAML is imported on the first load, not with this module (~10 ms of CPU here,
+which a shipped game read from its JSON mirror never needs: controller/rules/mirror.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any
-
-import yaml
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from controller.errors import FaceDownError
+
+if TYPE_CHECKING:
+    import yaml
 from controller.textfiles import nesting_depth
 
 #: Deepest nesting a YAML document may have (FaceDown's need fewer than ten levels).
@@ -50,14 +53,20 @@ def _unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool 
 
 
 def _unique(base: type) -> type:
+    import yaml
+
     loader = type(f"Unique{base.__name__}", (base,), {"__doc__": "A safe loader that refuses duplicate keys."})
     loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
     return loader
 
 
-#: Safe loaders refusing duplicate keys: the C parser (libyaml) when PyYAML has it, and pure Python.
-UniqueSafeLoader = _unique(yaml.SafeLoader)
-UniqueFastLoader = _unique(getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+@cache
+def unique_loader(fast: bool) -> type:
+    """A safe loader refusing duplicate keys: the C parser (libyaml) when PyYAML has it and ``fast``, else pure
+    Python."""
+    import yaml
+
+    return _unique(getattr(yaml, "CSafeLoader", yaml.SafeLoader) if fast else yaml.SafeLoader)
 
 
 def _depth(text: str) -> int:
@@ -80,7 +89,9 @@ def count_values(text: str, *, fast: bool = True) -> int:
     counted from the parser's events as they come, before anything is built: DocumentProblem as soon as the count
     passes MAX_NODES or the expanded nesting passes MAX_DEPTH, or at an alias inside its own anchor (``&a [*a]``).
     Memory stays small whatever the document: one number per anchor and per open list or mapping."""
-    parser = (UniqueFastLoader if fast else UniqueSafeLoader)(text)
+    import yaml
+
+    parser = unique_loader(fast)(text)
     total = 0
     anchors: dict[str, tuple[int, int]] = {}  # anchor -> (values, depth) of the finished node it names
     stack: list[list[Any]] = []  # per open list or mapping: [anchor, total at its start, deepest child]
@@ -126,9 +137,11 @@ def load_yaml(text: str, *, fast: bool = True) -> Any:
     number too long to convert; yaml.YAMLError for text that is not YAML."""
     if _depth(text) > MAX_DEPTH:
         raise DocumentProblem("(document)", f"a document nested at most {MAX_DEPTH} levels deep")
+    import yaml
+
     try:
         count_values(text, fast=fast)
-        return yaml.load(text, Loader=UniqueFastLoader if fast else UniqueSafeLoader)  # noqa: S506 - safe loaders
+        return yaml.load(text, Loader=unique_loader(fast))  # noqa: S506 - safe loaders
     except RecursionError:
         raise DocumentProblem("(document)", f"a document nested at most {MAX_DEPTH} levels deep") from None
     except ValueError as exc:  # int() of more than 4,300 digits

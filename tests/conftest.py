@@ -44,7 +44,7 @@ def mock_factory():
 # ---------------------------------------------------------------------- the club's broker and dashboard (club tests)
 @pytest.fixture
 def broker(tmp_path):  # noqa: ANN001, ANN201 - a real Mosquitto on a free loopback port, the club configuration's limits
-    from test_club_support import Mosquitto
+    from harness.broker import Mosquitto
 
     b = Mosquitto(tmp_path)
     b.start()

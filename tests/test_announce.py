@@ -32,6 +32,7 @@ from controller.announce import (
 )
 from controller.announce.patterns import WINNER_GAP_MS
 from controller.announce.voice import spoken_station
+from controller.errors import FaceDownError
 from controller.rules import game_ids, load_game
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "buzzer.md"
@@ -560,8 +561,9 @@ def test_make_announcers_by_name(mock_factory):
     finally:
         for announcer in built:
             announcer.close()
-    with pytest.raises(ValueError, match="unknown announcer 'bell'; choose from console, buzzer"):
+    with pytest.raises(ValueError, match="unknown announcer 'bell'; choose from console, buzzer") as refused:
         make_announcers(["console", "bell"])
+    assert isinstance(refused.value, FaceDownError)  # the command line prints it as a message, not a traceback
     with pytest.raises(ValueError, match="needs lights="):
         make_announcers(["buzzer", "lights"], pin=18)
     plain = make_announcers(["buzzer"], pin=18)  # the failed call above released its buzzer pin

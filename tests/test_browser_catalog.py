@@ -64,9 +64,8 @@ def test_every_side_has_a_name_in_every_language(game: str) -> None:
 
 
 def test_the_catalogs_are_served(tmp_path: Path) -> None:
-    from test_web_support import Game
-
     from controller.setups_store import SetupStore
+    from harness.web_game import Game
     from web_referee.app import create_app
 
     game = Game("stratego", tmp_path)

@@ -10,8 +10,6 @@ from pathlib import Path
 
 from browser_support import ARGS, CHROMIUM
 from browser_support import missing as _missing
-from test_club_support import Mosquitto
-from test_web_support import Game
 
 from controller.club.broker import parse_broker
 from controller.club.bus import TableBus
@@ -20,6 +18,8 @@ from controller.club.enrolled import Enrolment
 from controller.club.keeper import ClockKeeper
 from controller.club.results import ResultBook
 from controller.referee.signing import public_key
+from harness.broker import Mosquitto
+from harness.web_game import Game
 from web_referee.club import ClubListener, ClubServer, ClubState
 
 

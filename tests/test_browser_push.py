@@ -8,9 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_web_support import Game, sse_events
-
 from controller.setups_store import SetupStore
+from harness.web_game import Game, sse_events
 from web_referee.app import create_app
 from web_referee.payloads import may_receive
 

@@ -10,14 +10,13 @@ import threading
 import time
 from pathlib import Path
 
-from firmware_standin.harness import Card, FirmwareOnPty, MFRC522Chip, World
-
 from controller.referee.checkin import CheckIn, CheckInBoard
 from controller.referee.session import Session
 from controller.rules import new_game
 from controller.rules.deploy import random_deployment
 from controller.sensing.base import Snapshot
 from controller.sensing.serial_link import SerialScannerBoard
+from harness.firmware_standin.runner import Card, FirmwareOnPty, MFRC522Chip, World
 
 
 def snap(t: int, *occupied: str) -> Snapshot:

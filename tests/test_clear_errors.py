@@ -9,7 +9,6 @@ import socket
 from pathlib import Path
 
 import pytest
-from test_web_support import Game
 
 from controller.cli import main
 from controller.docreader import DocumentProblem, load_yaml
@@ -18,6 +17,7 @@ from controller.records.gravon import parse as parse_gravon
 from controller.rules.errors import GameFileError
 from controller.rules.loader import load_game_file
 from controller.setups_store import MAX_PER_SIDE, SetupStore, SetupStoreError
+from harness.web_game import Game
 from web_referee.app import create_app
 
 BAD_UTF8 = b"a1: flag\n\xff\xfe: x\n"

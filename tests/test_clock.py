@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_web_support import Game
 
 from controller.club.clock import ClockError, GameClock, TimeControl, format_left, parse_time_control
 from controller.club.keeper import ClockKeeper
+from harness.web_game import Game
 
 
 def test_parse_time_controls() -> None:

@@ -13,8 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-from test_club_support import Mosquitto, Recorder, wait_for
-from test_web_support import Game
 
 from controller.announce import describe
 from controller.club.broker import ClubError, parse_broker
@@ -23,6 +21,8 @@ from controller.club.enrolled import Enrolment
 from controller.club.results import ResultBook
 from controller.referee.signing import public_key
 from controller.rules import SPECTATOR, view
+from harness.broker import Mosquitto, Recorder, wait_for
+from harness.web_game import Game
 from web_referee.club import ClubListener, ClubState, create_club_app
 
 ROOT = Path(__file__).resolve().parents[1]

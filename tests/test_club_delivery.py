@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_club_support import Mosquitto, wait_for
-from test_web_support import Game
 
 from controller.club.broker import parse_broker
 from controller.club.bus import TableBus
+from harness.broker import Mosquitto, wait_for
+from harness.web_game import Game
 from web_referee.club import ClubListener, ClubState
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from test_club import table_on_bus
-from test_club_support import Mosquitto, wait_for
 
 from controller.referee.journal import JournalError
+from harness.broker import Mosquitto, wait_for
 from web_referee.club import ClubState
 
 

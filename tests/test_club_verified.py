@@ -11,14 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_club_support import Mosquitto, wait_for
-from test_web_support import Game
 
 from controller.club.broker import parse_broker, result_topic
 from controller.club.bus import TableBus
 from controller.club.enrolled import Enrolment
 from controller.club.results import ResultBook, ResultError
 from controller.referee.signing import pack, public_key, unpack
+from harness.broker import Mosquitto, wait_for
+from harness.web_game import Game
 from web_referee.club import ClubState, create_club_app
 
 

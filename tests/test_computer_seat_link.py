@@ -15,11 +15,11 @@ from typing import Any
 
 from cli_process import Cli
 from test_web_leaks import assert_no_leak, walk
-from test_web_support import Game, sse_events
 
 from controller.commands.play import computer_seats
 from controller.referee.table import derive_tokens, table_key
 from controller.setups_store import SetupStore
+from harness.web_game import Game, sse_events
 from web_referee.app import create_app
 from web_referee.qr import qr_text
 from web_referee.server import WebServer

@@ -9,7 +9,11 @@ import shutil
 import subprocess
 
 import pytest
-from firmware_standin.harness import (
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.sensing import scanner_protocol as sp
+from harness.firmware_standin.runner import (
     FIRMWARE,
     Card,
     MFRC522Chip,
@@ -23,10 +27,6 @@ from firmware_standin.harness import (
     fd_scan,
     world_mod,
 )
-from hypothesis import given
-from hypothesis import strategies as st
-
-from controller.sensing import scanner_protocol as sp
 
 ROOT = FIRMWARE.parent
 FIRMWARE_FILES = sorted(FIRMWARE.glob("*.py"))

@@ -1,10 +1,10 @@
 """The scanner firmware, unmodified, on an emulated RP2040 (MicroPython v1.28.0 in rp2040js) for each build: a reed
 matrix, a 74HC165 chain, an RFID reader per station, a reed board with a check-in pad, and hybrid reeds + readers.
 Budgets are asserted in emulated time (deterministic, a property of the firmware); the host is the real serial
-backend on a real pty; whole games are refereed through it. Each build boots once per session (tests/emulator/).
+backend on a real pty; whole games are refereed through it. Each build boots once per session (harness/emulator/).
 
-These need ../shared/rp2040 (UF2 + bootrom), Node with tests/node_modules (rp2040js) and littlefs-python: they fail
-under CI and skip elsewhere when something is missing.
+These need Node with tests/node_modules (rp2040js) and littlefs-python (the UF2 and bootrom are in harness/emulator/kit/):
+they fail under CI and skip elsewhere when something is missing.
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from emulator import stock
-from emulator.chip import FIRMWARE, EmulatedScanner, missing_tools, ws2812_frames
 
 from benchmarks.seeded_games import fixup_stations
 from controller.referee.checkin import CheckInBoard
@@ -31,6 +29,8 @@ from controller.rules.deploy import random_deployment
 from controller.sensing import scanner_protocol as sp
 from controller.sensing.base import Snapshot
 from controller.sensing.serial_link import SerialScannerBoard
+from harness.emulator import stock
+from harness.emulator.chip import FIRMWARE, EmulatedScanner, missing_tools, ws2812_frames
 from tests.physical import random_game_script
 
 MS = 1_000_000  # ns
@@ -268,25 +268,43 @@ def test_reed_changes_are_reported_within_settle_plus_one_scan(reed: EmulatedSca
     assert_reported_in_time(got, cfg["settle_ms"], cfg["scan_period_ms"])
 
 
-def test_stock_rp2040js_and_the_project_harness_both_report_within_settle_plus_a_period_plus_10_ms(
+def test_stock_rp2040js_and_the_project_harness_agree_but_for_stock_usb_hosts_empty_answers(
         reed: EmulatedScanner) -> None:
-    # The same unmodified firmware and config in rp2040js as it comes (its run loop, its USBCDC host: it answers every
-    # OUT request at once, empty, so its chip spends ~2/3 of its CPU on USB; docs/firmware.md) and in board.mjs, the
-    # same changes at uneven phases; magnet -> the CHG line's LAST byte at the host, what a logic analyser shows.
+    # board.mjs replaces rp2040js's run loop (PIO on the emulated clock) and makes its USB host wait for data before it
+    # answers an OUT request; stock rp2040js's USBCDC answers every one at once, empty (~27,000 a second). Everything
+    # else must agree, so that neither harness drifts from the other unnoticed (docs/firmware.md).
+    # 1. The CPU: the same MicroPython loop runs exactly as fast in board.mjs as in stock rp2040js with no USB host
+    #    plugged in (two short boots of a probe; what stock's host costs the chip is in ./dev bench firmware)
+    ours = stock.toggle_khz(False)
+    bare = stock.toggle_khz(True, host=False)
+    assert abs(ours - bare) <= 0.005 * bare, (ours, bare)
+    # 2. The same unmodified firmware and config, the same changes at uneven phases: magnet -> the CHG line's LAST
+    #    byte at the host, what a logic analyser shows.
     cfg = shipped_config()
     settle, period = cfg["settle_ms"], cfg["scan_period_ms"]
     plan = stock.schedule(3)
     quiet(reed)
-    ours = stock.run_board(reed, plan)
+    mine = stock.run_board(reed, plan)
     run = stock.run_stock(cfg, plan, scan_ms=500)
-    for name, got in (("board.mjs", ours), ("stock rp2040js", run.changes)):
+    assert run.extra["empty_outs"] * 1000 / run.extra["over_ms"] > 1000, (
+        "stock rp2040js's USBCDC no longer answers OUT requests empty: the two harnesses should now agree on the "
+        f"reporting pass too; update this test and docs/firmware.md ({run.extra})")
+    for name, got in (("board.mjs", mine), ("stock rp2040js", run.changes)):
+        assert [(c.action, c.channel) for c in got] == [(a, ch) for _, a, ch in plan], name
         assert max(c.last_ms for c in got) <= settle + period + 10, (name, [round(c.last_ms, 2) for c in got])
         # both count the settle time alike: the reporting scan starts within a period after the settle time (the
         # change may land just after its row was read), never before the contact can have settled
         spans = [(c.reporting_scan() - c.at) / MS for c in got]
         assert all(settle - period <= d <= settle + period + SCAN_JITTER_MS for d in spans), (name, spans)
         assert min(c.first_ms for c in got) >= settle, name
+        gaps = [(b - a) / MS for c in got for a, b in zip(c.scans, c.scans[1:], strict=False)]
+        assert abs(statistics.fmean(gaps) - period) <= 0.02 * period, (name, statistics.fmean(gaps))
     assert 0.98 * 1000 / period <= run.scans_per_s <= 1.02 * 1000 / period, run.scans_per_s
+    # the reporting pass (its scan's start -> the line's last byte): stock's host only ever takes CPU from the chip,
+    # and what it takes stays under a scan period
+    ours_pass = statistics.median((c.t - c.reporting_scan()) / MS for c in mine)
+    stock_pass = statistics.median((c.t - c.reporting_scan()) / MS for c in run.changes)
+    assert ours_pass <= stock_pass <= ours_pass + period, (ours_pass, stock_pass)
 
 
 def test_bounce_and_a_slide_are_debounced_on_the_chip(reed: EmulatedScanner) -> None:

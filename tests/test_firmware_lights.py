@@ -6,9 +6,18 @@ from __future__ import annotations
 
 import json
 
-from firmware_standin.harness import FIRMWARE, World, fd_board, fd_device, fd_lights, fd_proto, world_mod
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from harness.firmware_standin.runner import (
+    FIRMWARE,
+    World,
+    fd_board,
+    fd_device,
+    fd_lights,
+    fd_proto,
+    world_mod,
+)
 
 CFG = {"format": 2, "channels": 12, "scanner": "matrix", "sensing": "reed", "settle_ms": 10,
        "matrix": {"rows": [0, 1, 2], "cols": [3, 4, 5, 6]},

@@ -10,12 +10,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_web_support import Game, sse_events
 
 from controller.referee.session import Session
 from controller.rules import game_ids, load_game, new_game
 from controller.rules.deploy import allowed_stations, completable, guided_order
 from controller.rules.setup import check_deployment
+from harness.web_game import Game, sse_events
 from web_referee.app import create_app
 
 

@@ -169,9 +169,8 @@ def test_a_saved_deployment_that_is_a_fifo_does_not_block_the_list(tmp_path: Pat
 
 # ---------------------------------------------------------------------- the web API
 def test_a_body_over_the_cap_is_a_413_naming_its_size_and_the_cap(tmp_path: Path) -> None:
-    from test_web_support import Game
-
     from controller.setups_store import SetupStore
+    from harness.web_game import Game
     from web_referee.app import create_app
 
     g = Game("stratego", tmp_path)

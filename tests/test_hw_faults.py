@@ -185,10 +185,9 @@ def test_guided_mode_lights_and_lists_what_is_left_and_calls_the_rest_dead() -> 
 def test_a_dead_chip_on_the_scanner_firmware_behind_a_pty_is_named(tmp_path, capsys, monkeypatch) -> None:  # noqa: ANN001
     """End to end through the real firmware (its own code under CPython, a 74HC165 chain modelled pin by pin) and the
     real serial backend: chip 3 of siguo's chain lost its power, so its inputs never read a closed reed."""
-    from firmware_standin.harness import FirmwareOnPty, World
-
     from controller.commands import hw_test
     from controller.hardware.build import design, firmware_config
+    from harness.firmware_standin.runner import FirmwareOnPty, World
 
     prof = find_profile("siguo")
     cfg = dict(firmware_config(design(prof)), settle_ms=10, scan_period_ms=2, heartbeat_ms=150)
@@ -228,9 +227,8 @@ def test_a_dead_chip_on_the_scanner_firmware_behind_a_pty_is_named(tmp_path, cap
 def test_guided_mode_on_the_scanner_firmware_keeps_each_station_lit_until_seen(tmp_path, capsys) -> None:  # noqa: ANN001
     """stratego-pico's matrix and WS2812 chain on the firmware's own code behind a pty: every station asked is lit
     cyan until a magnet has been on it; the one never visited is reported dead with its row and column."""
-    from firmware_standin.harness import FirmwareOnPty, World
-
     from controller.hardware.build import design, firmware_config
+    from harness.firmware_standin.runner import FirmwareOnPty, World
 
     prof = find_profile("stratego-pico")
     cfg = dict(firmware_config(design(prof)), settle_ms=10, scan_period_ms=2, heartbeat_ms=150)

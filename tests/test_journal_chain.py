@@ -409,8 +409,7 @@ def test_signed_export_refuses_unfinished_and_unchained_games(tmp_path: Path) ->
 # ---------------------------------------------------------------------- the web replay
 def test_the_web_replay_and_record_name_a_damaged_event_instead_of_replaying_it(tmp_path: Path) -> None:
     sys.path.insert(0, str(Path(__file__).parent))
-    from test_web_support import Game
-
+    from harness.web_game import Game
     from web_referee.app import create_app
 
     game = Game("stratego", tmp_path)

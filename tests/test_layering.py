@@ -334,35 +334,24 @@ def names_under_tests() -> set[str]:
         {p.name for p in (ROOT / "tests").iterdir() if (p / "__init__.py").exists()}
 
 
-def test_the_product_imports_nothing_under_tests_or_benchmarks() -> None:
+def test_the_product_imports_nothing_under_tests_benchmarks_or_harness() -> None:
     names = names_under_tests()
     found = [f"{imp.where()}: {imp.source} imports {imp.target}, which is under tests/"
              for imp in product_imports() if imp.target.split(".")[0] in names]
-    found += [f"{imp.where()}: {imp.source} imports {imp.target}, which is under benchmarks/"
-              for imp in product_imports() if imp.target.split(".")[0] == "benchmarks"]
+    found += [f"{imp.where()}: {imp.source} imports {imp.target}, which is under {imp.target.split('.')[0]}/"
+              for imp in product_imports() if imp.target.split(".")[0] in ("benchmarks", "harness")]
     assert not found, "\n".join(found)
-
-
-#: Benchmarks that still import harnesses kept under tests/ (the scanner firmware stand-in, the RP2040 emulator, the
-#: mosquitto broker and the web Game driver): the next step of issue 36 moves them out of tests/.
-BENCHMARKS_USING_TEST_HARNESSES = {"benchmarks.club", "benchmarks.e2e", "benchmarks.firmware", "benchmarks.remote", "benchmarks.serial"}
 
 
 def test_the_benchmarks_import_nothing_under_tests() -> None:
+    # what a benchmark shares with the tests (the firmware on a stand-in or an emulated chip, the broker, the web
+    # table) is in harness/
     names = names_under_tests()
     known = modules("benchmarks")
-    found, harnessed = [], set()
-    for name, path in known.items():
-        for imp in imports(name, path, known):
-            if imp.target.split(".")[0] not in names:
-                continue
-            if name in BENCHMARKS_USING_TEST_HARNESSES:
-                harnessed.add(name)
-            else:
-                found.append(f"{imp.where()}: {imp.source} imports {imp.target}, which is under tests/")
+    found = [f"{imp.where()}: {imp.source} imports {imp.target}, which is under tests/ (move it to harness/)"
+             for name, path in known.items() for imp in imports(name, path, known)
+             if imp.target.split(".")[0] in names]
     assert not found, "\n".join(found)
-    gone = sorted(BENCHMARKS_USING_TEST_HARNESSES - harnessed)
-    assert not gone, f"fixed: drop {gone} from BENCHMARKS_USING_TEST_HARNESSES in tests/test_layering.py"
 
 
 @pytest.mark.parametrize("library", ["flask", "werkzeug"])

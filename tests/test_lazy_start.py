@@ -54,6 +54,21 @@ def test_the_web_server_listens_before_flask_is_imported_and_builds_the_app_on_f
     assert run_python(code).split() == ["False", "True", "200"]
 
 
+def test_a_web_server_stopped_before_it_served_never_imports_flask() -> None:
+    # facedown play stopped before the referee got ready (or right after, --exit-when-ready) closes its port only
+    code = ("import sys, tempfile\n"
+            "from controller.referee.table import open_table\n"
+            "from controller.rules import load_game\n"
+            "from controller.sensing.sim import SimBoard\n"
+            "from web_referee.server import WebServer\n"
+            "t = open_table('stratego', board=SimBoard(load_game('stratego').station_ids), board_kind='sim',"
+            " journal_path=tempfile.mkdtemp() + '/j.sqlite', resume=False)\n"
+            "s = WebServer(t, host='127.0.0.1', port=0)\n"
+            "s.stop(); t.stop()\n"
+            "print('flask' in sys.modules, 'waitress' in sys.modules)\n")
+    assert run_python(code).split() == ["False", "False"]
+
+
 def test_the_replay_is_built_once_per_game_once_it_is_over(tmp_path: Path) -> None:
     import random
 
@@ -88,7 +103,7 @@ def test_the_replay_is_built_once_per_game_once_it_is_over(tmp_path: Path) -> No
     table.stop()
 
 
-def test_facedown_play_is_ready_before_importing_the_web_server_flask_the_bots_or_importlib_metadata(
+def test_facedown_play_is_ready_before_importing_the_web_server_flask_the_bots_importlib_metadata_or_yaml(
         tmp_path: Path) -> None:
     # what is imported when the links are printed and the ready file written (the moment pi_budget measures)
     code = ("import json, os, pathlib, sys\n"
@@ -96,7 +111,7 @@ def test_facedown_play_is_ready_before_importing_the_web_server_flask_the_bots_o
             "def ready(self, data, *a, **k):\n"
             "    write(self, data, *a, **k)\n"
             "    if str(data).startswith('ready'):\n"
-            "        names = ('importlib.metadata', 'waitress', 'flask', 'controller.bots', 'web_referee.app')\n"
+            "        names = ('importlib.metadata', 'waitress', 'flask', 'controller.bots', 'web_referee.app', 'yaml')\n"
             "        print(json.dumps({n: n in sys.modules for n in names}), flush=True)\n"
             "        os._exit(0)\n"
             "pathlib.Path.write_text = ready\n"
@@ -105,7 +120,7 @@ def test_facedown_play_is_ready_before_importing_the_web_server_flask_the_bots_o
             f" '--host', '127.0.0.1', '--announce', 'none', '--ready-file', {str(tmp_path / 'ready')!r}])\n")
     out = run_python(code).strip().splitlines()[-1]
     assert json.loads(out) == {"importlib.metadata": False, "waitress": False, "flask": False,
-                               "controller.bots": False, "web_referee.app": False}
+                               "controller.bots": False, "web_referee.app": False, "yaml": False}
 
 
 def test_the_entry_point_reader_finds_what_importlib_metadata_finds() -> None:

@@ -30,7 +30,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_web_support import Game
 
 from controller.announce.console import ConsoleAnnouncer
 from controller.announce.voice import phrase
@@ -41,6 +40,7 @@ from controller.rules import SPECTATOR, game_ids, load_game
 from controller.rules import reactions as _reactions
 from controller.rules.say import codes, is_say
 from controller.rules.state import ALL
+from harness.web_game import Game
 from web_referee.payloads import event_for, state_for
 
 EXAMPLES = int(os.environ.get("FACEDOWN_LEAK_EXAMPLES", "2"))

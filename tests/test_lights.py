@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from firmware_standin.harness import FirmwareOnPty, World, fd_lights
 from gpiozero.pins.mock import MockFactory
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -35,6 +34,7 @@ from controller.referee.session import Session
 from controller.rules import load_game, new_game, view
 from controller.sensing.profile import find_profile
 from controller.sensing.serial_link import SerialScannerBoard
+from harness.firmware_standin.runner import FirmwareOnPty, World, fd_lights
 
 STATIONS = [f"s{i}" for i in range(12)]
 

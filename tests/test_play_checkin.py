@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 import yaml
 from cli_process import Cli
-from firmware_standin.harness import Card, FirmwareOnPty, MFRC522Chip, World
 
 from controller.cli import main
 from controller.rules import load_game
 from controller.rules.deploy import random_deployment
+from harness.firmware_standin.runner import Card, FirmwareOnPty, MFRC522Chip, World
 
 ROOT = Path(__file__).resolve().parent.parent
 CFG = {"format": 2, "channels": 100, "board": "pad", "sensing": "checkin", "scanner": "matrix", "settle_ms": 10,

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import yaml
 from cli_process import Cli
-from firmware_standin.harness import FirmwareOnPty, World
 
 from controller.rules import load_game, new_game
 from controller.rules.deploy import random_deployment
+from harness.firmware_standin.runner import FirmwareOnPty, World
 
 ROOT = Path(__file__).resolve().parent.parent
 

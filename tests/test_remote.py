@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_club_support import Mosquitto, wait_for
 
 from controller.club.broker import parse_broker
 from controller.remote.host import RemoteHost
@@ -21,6 +20,7 @@ from controller.remote.seat import RemoteSeat
 from controller.rules import load_game, redact_ruling
 from controller.rules.deploy import random_deployment
 from controller.sensing.sim import SimBoard
+from harness.broker import Mosquitto, wait_for
 
 
 class Clock:
@@ -848,7 +848,8 @@ def test_a_board_process_killed_and_restarted_mid_game(broker: Any, tmp_path: Pa
     import signal
 
     from cli_process import Cli
-    from test_club_support import free_port
+
+    from harness.broker import free_port
 
     host = RemoteHost("stratego", parse_broker(broker.url), journal_path=tmp_path / "host.sqlite", game_id="t7")
     host.start()

@@ -13,7 +13,6 @@ import pytest
 from test_sanjunqi_physical import RED, _turned
 from test_web_api import csrf_of, post
 from test_web_leaks import check_all_routes
-from test_web_support import Game, sse_events
 
 from controller.messages import render
 from controller.referee.journal import EventError, Journal, check_event
@@ -22,6 +21,7 @@ from controller.referee.table import open_table
 from controller.rules import ARBITER, view
 from controller.rules.reactions import offers
 from controller.setups_store import SetupStore
+from harness.web_game import Game, sse_events
 from web_referee.app import create_app
 
 BLUE = {_turned()[s]: p for s, p in RED.items()}

@@ -7,11 +7,10 @@ import threading
 import time
 from pathlib import Path
 
-from firmware_standin.harness import FirmwareOnPty, World
-
 from controller.referee.session import Session
 from controller.rules import new_game
 from controller.sensing.serial_link import SerialScannerBoard
+from harness.firmware_standin.runner import FirmwareOnPty, World
 from tests.physical import random_game_script
 
 GAME = "luzhanqi"

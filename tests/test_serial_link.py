@@ -9,11 +9,11 @@ import time
 from pathlib import Path
 
 import pytest
-from firmware_standin.harness import FirmwareOnPty, World, fd_proto
 from serial.tools.list_ports_common import ListPortInfo
 
 from controller.sensing.base import Snapshot
 from controller.sensing.serial_link import LinkState, SerialScannerBoard, find_port
+from harness.firmware_standin.runner import FirmwareOnPty, World, fd_proto
 
 STATIONS = [f"s{i}" for i in range(12)]
 MATRIX = {s: (i // 4, i % 4) for i, s in enumerate(STATIONS)}
@@ -248,7 +248,7 @@ def test_scanner_reboot_mid_run(rig):
 
 
 def test_hybrid_tags_over_the_pty(tmp_path):
-    from firmware_standin.harness import Card, MFRC522Chip
+    from harness.firmware_standin.runner import Card, MFRC522Chip
 
     cfg = {"format": 2, "channels": 16, "board": "h", "sensing": "hybrid", "scanner": "shift_register", "settle_ms": 5,
            "scan_period_ms": 2, "heartbeat_ms": 150, "shift_register": {"load": 20, "clock": 21, "data": 22, "count": 16},

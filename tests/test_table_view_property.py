@@ -24,13 +24,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_web_support import Game
 
 from controller.commands.script import run_script
 from controller.referee.computer_seat import ComputerSeat
 from controller.referee.table_view import TAKES_OFF, UNSENSED, station_matches
 from controller.rules import ARBITER, SPECTATOR, game_ids
 from controller.rules.deploy import random_deployment
+from harness.web_game import Game
 from web_referee.app import create_app
 
 EXAMPLES = int(os.environ.get("FACEDOWN_PROPERTY_EXAMPLES", "2"))

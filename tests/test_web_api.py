@@ -9,10 +9,10 @@ import time
 from pathlib import Path
 
 import pytest
-from test_web_support import Game, sse_events
 
 from controller.referee.session import Published
 from controller.setups_store import SetupStore
+from harness.web_game import Game, sse_events
 from web_referee.app import create_app
 from web_referee.hub import Hub
 

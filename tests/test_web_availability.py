@@ -17,9 +17,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from test_web_support import Game
 
 from controller.setups_store import SetupStore
+from harness.web_game import Game
 from web_referee.app import create_app
 from web_referee.hub import Hub
 from web_referee.server import WebServer, WebServerError

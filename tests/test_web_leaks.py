@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_web_support import Game, sse_events
 
 from controller.rules.state import ALL
 from controller.setups_store import SetupStore
+from harness.web_game import Game, sse_events
 from web_referee.app import create_app
 
 

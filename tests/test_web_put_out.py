@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from test_web_api import csrf_of, post
-from test_web_support import Game
 
+from harness.web_game import Game
 from web_referee.app import create_app
 
 

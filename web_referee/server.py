@@ -233,13 +233,13 @@ class WebServer:
 
     def stop(self) -> None:
         """End every live stream, stop accepting and wait briefly for the serving thread."""
-        from .common import stop_waitress
-
         if self._app is not None:
             self.hub.close_all()
         if self._server is None:
-            self._sock.close()  # never served: only the listening socket to close
+            self._sock.close()  # never served: only the listening socket to close (and no Flask imported for it)
             return
+        from .common import stop_waitress
+
         stop_waitress(self._server, self._thread, drain_s=2)
         self._thread = None
 

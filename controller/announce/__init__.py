@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from controller.errors import FaceDownError
+
 from .buzzer import DEFAULT_PIN, BuzzerAnnouncer
 from .console import ConsoleAnnouncer, describe
 from .events import EventError, check_event
@@ -17,13 +19,17 @@ from .patterns import PATTERNS, Pattern, pattern_for
 from .voice import EspeakMissingError, VoiceAnnouncer, available, phrase
 
 __all__ = [
-    "ANNOUNCER_NAMES", "DEFAULT_PIN", "PATTERNS", "Announcer", "BuzzerAnnouncer", "ConsoleAnnouncer",
+    "ANNOUNCER_NAMES", "DEFAULT_PIN", "PATTERNS", "Announcer", "AnnouncerChoiceError", "BuzzerAnnouncer", "ConsoleAnnouncer",
     "EspeakMissingError", "EventError", "LightsAnnouncer", "Pattern", "VoiceAnnouncer", "available",
     "check_event", "describe", "make_announcers", "pattern_for", "phrase",
 ]
 
 #: The names :func:`make_announcers` understands.
 ANNOUNCER_NAMES = ("console", "buzzer", "buzzer-plain", "lights", "voice-zh", "voice-en")
+
+
+class AnnouncerChoiceError(FaceDownError, ValueError):
+    """An announcer name that is not one of ANNOUNCER_NAMES, or one asked for without what it needs."""
 
 
 class Announcer(Protocol):
@@ -54,7 +60,8 @@ def make_announcers(
     """
     unknown = [name for name in names if name not in ANNOUNCER_NAMES]
     if unknown:
-        raise ValueError(f"unknown announcer {', '.join(map(repr, unknown))}; choose from {', '.join(ANNOUNCER_NAMES)}")
+        raise AnnouncerChoiceError(f"unknown announcer {', '.join(map(repr, unknown))}; choose from "
+                                   f"{', '.join(ANNOUNCER_NAMES)} (or none)")
     sides = tuple(game.sides) if game is not None else ("red", "blue")
     built: list[Announcer] = []
     try:
@@ -65,7 +72,7 @@ def make_announcers(
                 built.append(BuzzerAnnouncer(pin, tonal=name == "buzzer", pin_factory=pin_factory, sides=sides))
             elif name == "lights":
                 if not lights:
-                    raise ValueError("the 'lights' announcer needs lights={side: pin, ...}")
+                    raise AnnouncerChoiceError("the 'lights' announcer needs lights={side: pin, ...}")
                 built.append(LightsAnnouncer(lights, alert=alert, pin_factory=pin_factory))
             else:
                 built.append(VoiceAnnouncer(name.removeprefix("voice-"), game=game))

@@ -63,6 +63,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "table's Wi-Fi can join; 127.0.0.1 keeps the page on this machine)")
     p.add_argument("--port", type=int, default=8080, help="web port (default 8080)")
     p.add_argument("--ready-file", help=argparse.SUPPRESS)
+    # benchmarks: stop as soon as ready, so a whole-process timer measures start-up (plus the stop)
+    p.add_argument("--exit-when-ready", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--fault-linger", type=float, default=FAULT_LINGER_S, help=argparse.SUPPRESS)
     remote = p.add_argument_group("remote play (one seat of a game `facedown host` referees; see docs/remote.md)")
     remote.add_argument("--remote", metavar="URL", help="the host's broker, mqtt://HOST[:PORT] or mqtts://HOST[:PORT] "
@@ -337,6 +339,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"Publishing table {args.table} to the club broker {broker.url()}", flush=True)
         if args.ready_file:  # for tests and benchmarks: when the referee got ready, and its CPU seconds until then
             Path(args.ready_file).write_text(f"ready cpu={time.process_time():.4f}\n")
+        if args.exit_when_ready:
+            return 0
         from controller.referee import tuning
 
         tuning.for_low_latency()

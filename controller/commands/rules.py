@@ -18,13 +18,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def parse_options(items: list[str]) -> dict:
-    """NAME=VALUE strings to option values (YAML scalars: true, false, null, numbers, text)."""
+    """NAME=VALUE strings to option values (YAML scalars: true, false, null, numbers, text); no options, no YAML
+    parser imported (start-up)."""
+    out: dict = {}
+    if not items:
+        return out
     import yaml
 
     from controller.docreader import DocumentProblem, load_yaml
     from controller.rules.errors import OptionError
 
-    out = {}
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name:

@@ -255,5 +255,5 @@ def install(world: World | None) -> None:
 
 def current() -> World:
     if _world is None:
-        raise RuntimeError("no stand-in World installed; call tests.firmware_standin.world.install(World())")
+        raise RuntimeError("no stand-in World installed; call world.install(World()) (harness/firmware_standin/world.py)")
     return _world

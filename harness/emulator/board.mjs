@@ -1,17 +1,18 @@
 // One FaceDown scanner board, emulated: an RP2040 (rp2040js) running MicroPython and the project's firmware/ from a
 // LittleFS image, and the world around the chip: reed switches in a diode matrix or on a 74HC165 chain, MFRC522
 // readers behind a decoder (or direct chip selects) with their register set, timer and ISO 14443A tags, and the USB
-// host. Driven by tests/emulator/chip.py over stdin/stdout, one JSON object per line:
+// host. Driven by harness/emulator/chip.py over stdin/stdout, one JSON object per line:
 //   in:  {"id", "op": "rx"|"steps"|"tags"|"stall"|"hang"|"stats"|"leds"|"time"|"quit", ...}
 //   out: {"ev": "serial", "t", "hex"} (device -> host bytes), {"ev": "reply", "id", "t", ...}, {"ev": "connected"|"reset", "t"}
 // Every "t" is emulated nanoseconds since the first power-on (a watchdog reset keeps counting).
 import fs from 'fs';
 import readline from 'readline';
 import { pathToFileURL } from 'url';
-import { Simulator, USBCDC, ConsoleLogger, LogLevel } from 'rp2040js';
 
 const spec = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const { bootromB1 } = await import(pathToFileURL(spec.bootrom).href);
+// rp2040js from tests/node_modules (spec.rp2040js: its ES module entry), wherever this script lives
+const { Simulator, USBCDC, ConsoleLogger, LogLevel } = await import(pathToFileURL(spec.rp2040js).href);
 const cfg = spec.config;
 const uf2 = fs.readFileSync(spec.uf2);
 const image = fs.readFileSync(spec.image);

@@ -1,5 +1,5 @@
 // The scanner firmware in STOCK rp2040js: its own Simulator.execute run loop and its own USBCDC host, nothing
-// replaced or wrapped, so that tests/emulator/board.mjs (which runs the CPU and PIO its own way and makes the host
+// replaced or wrapped, so that harness/emulator/board.mjs (which runs the CPU and PIO its own way and makes the host
 // NAK an OUT request while it has nothing to send) has an independent check. Only the world is added: reeds in the
 // diode matrix of the config (GPIO listeners and input levels) and magnets moved at emulated times (clock alarms).
 //   node stock.mjs SPEC.json
@@ -8,15 +8,17 @@
 // Prints one JSON object per line: {"ev": "line", "t0", "t", "text"} for each line from the chip (first and last
 // byte at the host), {"ev": "change", "i", "at", "action", "ch", "t0", "t", "scans"} for each change (when it was
 // made, the first and last byte of its CHG line, the starts of the scans since: row 0 driven), then {"ev": "done",
-// "t", "scans", "span"} after scan_ms more (scans counted and the time from the first to the last), all times
-// emulated ns since power-on. With "probe": true the image's own main.py runs instead and only lines are printed
+// "t", "scans", "span", "empty_outs", "ins"} after scan_ms more (scans counted and the time from the first to the
+// last; OUT requests the host answered with nothing, IN transfers it took, over those scan_ms), all times emulated
+// ns since power-on. With "probe": true the image's own main.py runs instead and only lines are printed
 // until one starts with "PROBE ".
 import fs from 'fs';
 import { pathToFileURL } from 'url';
-import { Simulator, USBCDC, ConsoleLogger, LogLevel } from 'rp2040js';
 
 const spec = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const { bootromB1 } = await import(pathToFileURL(spec.bootrom).href);
+// rp2040js from tests/node_modules (spec.rp2040js: its ES module entry), wherever this script lives
+const { Simulator, USBCDC, ConsoleLogger, LogLevel } = await import(pathToFileURL(spec.rp2040js).href);
 const cfg = spec.config;
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
 
@@ -58,8 +60,26 @@ rows.forEach((pin, r) =>
 );
 recompute();
 
-// The host: rp2040js's USBCDC as it comes. It counts how often the chip asked for OUT data and sent IN data.
-const cdc = new USBCDC(mcu.usbCtrl);
+// The host: rp2040js's USBCDC as it comes. Only watched, never changed: how often the chip armed its OUT endpoint and
+// the host answered at once with nothing (a real host sends an OUT transaction only when it has data), and how many
+// IN transfers reached the host.
+// With "host": false no host is plugged in at all (the chip's USB is never enumerated): the CPU's speed under
+// rp2040js's own run loop with nothing on USB, which a probe reports in WATCHDOG SCRATCH1 instead of on the port.
+const plugged = spec.host !== false;
+const cdc = plugged ? new USBCDC(mcu.usbCtrl) : { txFIFO: { itemCount: 0 } };
+const usb = { emptyOuts: 0, ins: 0 };
+if (plugged) {
+  const answerOut = mcu.usbCtrl.onEndpointRead;
+  mcu.usbCtrl.onEndpointRead = (endpoint, size) => {
+    if (endpoint === cdc.outEndpoint && cdc.txFIFO.itemCount === 0) usb.emptyOuts++;
+    answerOut(endpoint, size);
+  };
+  const seeIn = mcu.usbCtrl.onEndpointWrite;
+  mcu.usbCtrl.onEndpointWrite = (endpoint, buffer) => {
+    if (endpoint === cdc.inEndpoint) usb.ins++;
+    seeIn(endpoint, buffer);
+  };
+}
 let partial = '';
 let partialT0 = 0;
 const lines = [];
@@ -91,10 +111,12 @@ function step(i) {
   if (i >= changes.length) {
     const from = now();
     const first = scanStarts.length;
+    const outs0 = usb.emptyOuts;
+    const ins0 = usb.ins;
     after((spec.scan_ms || 1000) * 1e6, () => {
       const starts = scanStarts.slice(first);
       out({ ev: 'done', t: now(), scans: starts.length, span: starts.length > 1 ? starts.at(-1) - starts[0] : 0,
-        from });
+        from, empty_outs: usb.emptyOuts - outs0, ins: usb.ins - ins0 });
       sim.stop();
       process.exit(0);
     });
@@ -116,7 +138,13 @@ function step(i) {
   });
 }
 
-if (spec.probe) {
+if (spec.probe && !plugged) {
+  after((spec.probe_ms || 1500) * 1e6, () => {
+    out({ ev: 'probe', t: now(), scratch1: mcu.peripherals[0x40058].scratchData[1] });
+    sim.stop();
+    process.exit(0);
+  });
+} else if (spec.probe) {
   waitLine((text) => text.startsWith('PROBE '), () => {
     sim.stop();
     process.exit(0);

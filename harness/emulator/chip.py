@@ -1,8 +1,8 @@
 """The scanner firmware on an emulated RP2040, its USB serial port on a real pseudo terminal.
 
 ``EmulatedScanner`` builds a LittleFS image of ``firmware/`` (unmodified; only config.json is the build's own),
-starts ``board.mjs`` under Node (rp2040js from tests/node_modules, MicroPython's UF2 and the bootrom read from the
-shared kit, never copied into the repository), bridges the chip's USB CDC bytes to a pty whose slave end is
+starts ``board.mjs`` under Node (rp2040js from tests/node_modules, MicroPython's UF2 and the bootrom from the
+repository's own kit, harness/emulator/kit/), bridges the chip's USB CDC bytes to a pty whose slave end is
 reachable at ``port`` (the host opens it like /dev/ttyACM0), and lets a test act on the world in emulated time:
 magnets placed, lifted, bouncing and slid; tags laid on readers; the host not reading; the SPI bus hanging.
 Lines from the chip are kept with the emulated time (ns) at which the USB host received them.
@@ -34,16 +34,24 @@ BOOTROM_NAME = "bootrom-b1.mjs"
 FS_BLOCK_SIZE, FS_BLOCK_COUNT, FS_PROG_SIZE = 4096, 352, 256
 
 
+#: The RP2040 kit the repository carries (README.md there: what, where from, licences).
+KIT = HERE / "kit"
+
+
 def kit_dir() -> Path | None:
-    """The shared RP2040 kit (UF2 + bootrom): $FACEDOWN_RP2040, or ../shared/rp2040 from the checkout (or from the
-    folder that holds the worktree)."""
+    """The RP2040 kit (UF2 + bootrom): $FACEDOWN_RP2040 when set (another build to try), else harness/emulator/kit."""
     env = os.environ.get("FACEDOWN_RP2040")
-    candidates = [Path(env)] if env else []
-    candidates += [ROOT.parent / "shared" / "rp2040", ROOT.parent.parent / "shared" / "rp2040"]
-    for c in candidates:
-        if (c / UF2_NAME).is_file() and (c / BOOTROM_NAME).is_file():
-            return c
+    kit = Path(env) if env else KIT
+    if (kit / UF2_NAME).is_file() and (kit / BOOTROM_NAME).is_file():
+        return kit
     return None
+
+
+def rp2040js_entry() -> Path:
+    """rp2040js's ES module entry in tests/node_modules (its package.json's "module"): the emulator scripts import it
+    by path, since Node looks for packages only beside and above the importing script."""
+    pkg = NODE_MODULES / "rp2040js"
+    return pkg / json.loads((pkg / "package.json").read_text())["module"]
 
 
 def missing_tools() -> str | None:
@@ -53,7 +61,7 @@ def missing_tools() -> str | None:
     if not (NODE_MODULES / "rp2040js" / "package.json").is_file():
         return "needs rp2040js: npm install --prefix tests (tests/package.json)"
     if kit_dir() is None:
-        return (f"needs the RP2040 kit ({UF2_NAME}, {BOOTROM_NAME}) in ../shared/rp2040 or $FACEDOWN_RP2040")
+        return (f"needs the RP2040 kit ({UF2_NAME}, {BOOTROM_NAME}) in {os.environ.get('FACEDOWN_RP2040') or KIT}")
     try:
         import littlefs  # noqa: F401
     except ImportError:
@@ -132,6 +140,7 @@ class EmulatedScanner:
         image = self.workdir / "fs.img"
         image.write_bytes(fs_image(firmware_files(self.cfg)))
         spec = {"uf2": str(kit / UF2_NAME), "bootrom": str(kit / BOOTROM_NAME), "image": str(image),
+                "rp2040js": str(rp2040js_entry()),
                 "config": self.cfg if isinstance(self.cfg, dict) else {}, "chain_chips": self.chain_chips,
                 "missing_readers": self.missing_readers, "tag_powerup_us": self.tag_powerup_us}
         (self.workdir / "spec.json").write_text(json.dumps(spec))

@@ -1,4 +1,4 @@
-"""The firmware in stock rp2040js beside tests/emulator/board.mjs: the same image, the same world, rp2040js's own run
+"""The firmware in stock rp2040js beside harness/emulator/board.mjs: the same image, the same world, rp2040js's own run
 loop and USB host (stock.mjs), so the project's harness cannot drift from the emulator it is built on unnoticed.
 
 ``run_stock`` boots once, makes every change of a schedule in emulated time and returns what happened; ``probe``
@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .chip import BOOTROM_NAME, HERE, UF2_NAME, firmware_files, fs_image, kit_dir, missing_tools
+from .chip import (
+    BOOTROM_NAME,
+    HERE,
+    UF2_NAME,
+    firmware_files,
+    fs_image,
+    kit_dir,
+    missing_tools,
+    rp2040js_entry,
+)
 
 MS = 1_000_000
 
@@ -64,6 +73,7 @@ def _spec(cfg: dict[str, Any], image: bytes, work: Path, **extra: Any) -> Path:
     assert kit is not None, missing_tools()
     (work / "fs.img").write_bytes(image)
     spec = {"uf2": str(kit / UF2_NAME), "bootrom": str(kit / BOOTROM_NAME), "image": str(work / "fs.img"),
+            "rp2040js": str(rp2040js_entry()),
             "config": cfg, **extra}
     path = work / "spec.json"
     path.write_text(json.dumps(spec))
@@ -91,18 +101,29 @@ def run_stock(cfg: dict[str, Any], changes: list[tuple[int, str, int]], scan_ms:
             run.changes.append(Change(ev["action"], ev["ch"], ev["at"], ev["t0"], ev["t"], ev["scans"]))
         elif ev["ev"] == "done":
             run.scans, run.span_ns = ev["scans"], ev["span"]
+            run.extra = {"empty_outs": ev["empty_outs"], "ins": ev["ins"], "over_ms": scan_ms}
     if proc.returncode != 0 or len(run.changes) != len(changes):
         raise AssertionError(f"stock rp2040js run ended early (exit {proc.returncode}): {proc.stderr[-600:]}; "
                              f"last lines {[x['text'] for x in run.lines[-5:]]}")
     return run
 
 
-def probe(source: str, stock: bool, timeout_s: float = 300.0) -> str:
+def probe(source: str, stock: bool, timeout_s: float = 300.0, host: bool = True) -> str:
     """Run ``source`` as main.py (it must print a line starting 'PROBE ') in stock rp2040js or in board.mjs; the text
-    after 'PROBE '."""
+    after 'PROBE '. With ``host`` False (stock only) no USB host is plugged in and the answer is what the probe left in
+    WATCHDOG SCRATCH1, as a decimal string."""
     cfg: dict[str, Any] = {"sensing": "rfid"}  # board.mjs then wires no world at all
     with tempfile.TemporaryDirectory() as tmp:
-        spec = _spec(cfg, fs_image({"main.py": source.encode()}), Path(tmp), probe=True)
+        spec = _spec(cfg, fs_image({"main.py": source.encode()}), Path(tmp), probe=True, host=host)
+        if stock and not host:
+            proc = subprocess.run(["node", str(HERE / "stock.mjs"), str(spec)], capture_output=True, text=True,
+                                  cwd=str(HERE), timeout=timeout_s, check=False)
+            for raw in proc.stdout.splitlines():
+                ev = json.loads(raw)
+                if ev["ev"] == "probe":
+                    return str(ev["scratch1"])
+            raise AssertionError(f"no probe result from stock rp2040js without a host: {proc.stderr[-600:]}")
+        assert host, "board.mjs always has its USB host"
         if stock:
             proc = subprocess.run(["node", str(HERE / "stock.mjs"), str(spec)], capture_output=True, text=True,
                                   cwd=str(HERE), timeout=timeout_s, check=False)
@@ -155,6 +176,34 @@ utime.sleep_ms(50)
 sys.stdout.write("\\nPROBE loop_us=%.2f byte_us=%.1f\\n" % (a, b))
 utime.sleep_ms(1000)
 """
+
+
+#: The same code as a published measurement on a real Pico: MicroPython toggling one pin in a loop at module level,
+#: ~63 kHz on an oscilloscope (elektronik-labor.de, "RPi Pico - Need for Speed"); here as on/off cycles per ms.
+TOGGLE_PROBE = """
+import sys, utime, machine
+p = machine.Pin(1, machine.Pin.OUT)
+utime.sleep_ms(300)
+n = 3000
+t = utime.ticks_us()
+while n:
+    p.value(1)
+    p.value(0)
+    n -= 1
+a = utime.ticks_diff(utime.ticks_us(), t)
+machine.mem32[0x40058010] = 3000000000 // a  # WATCHDOG SCRATCH1: cycles per second, for a run with no host
+utime.sleep_ms(20)
+sys.stdout.write("\\nPROBE %.1f\\n" % (3000000 / a))
+utime.sleep_ms(500)
+"""
+#: What a real Pico does with that loop (kHz), from the measurement above.
+TOGGLE_SILICON_KHZ = 63
+
+
+def toggle_khz(stock_: bool, host: bool = True) -> float:
+    """Pin on/off cycles per ms of that loop in stock rp2040js (with its USB host or none) or in board.mjs."""
+    got = probe(TOGGLE_PROBE, stock=stock_, host=host)
+    return float(got) if host else int(got) / 1000
 
 
 def schedule(pairs: int, channels: int = 100) -> list[tuple[int, str, int]]:
