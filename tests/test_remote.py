@@ -114,8 +114,10 @@ def broker(tmp_path: Path) -> Any:
     b.stop()
 
 
-def start_game(game: str, broker: Any, tmp_path: Path, seed: int = 3) -> tuple[RemoteHost, dict[str, Board]]:
-    host = RemoteHost(game, parse_broker(broker.url), journal_path=tmp_path / "host.sqlite", game_id="t1")
+def start_game(game: str, broker: Any, tmp_path: Path, seed: int = 3,
+               **settings: Any) -> tuple[RemoteHost, dict[str, Board]]:
+    """A host (``settings``: more of RemoteHost's) and a board per seat, deployed at random and laid out."""
+    host = RemoteHost(game, parse_broker(broker.url), journal_path=tmp_path / "host.sqlite", game_id="t1", **settings)
     host.start()
     codes = {s: str(c) for s, c in host.join_codes().items()}
     boards = {s: Board(game, broker.url, codes[s], tmp_path) for s in host.seats}
@@ -436,9 +438,9 @@ def test_one_side_plays_from_its_phone_page(broker: Any, tmp_path: Path) -> None
         phone.do_as_told()  # its own pieces and red's tokens, as the page lists them
         assert blue.session.pending is None
         rng = random.Random(2)
-        for _ in range(12):
+        for _ in range(60):  # blue's deployment is the page's (random): play on until an attack was judged
             st = host.session.state
-            if st.phase != "play":
+            if st.phase != "play" or (st.ply >= 12 and any(r.kind == "attack" for r in st.history)):
                 break
             ply = st.ply
             moves = st.legal_moves()

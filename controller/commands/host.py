@@ -21,6 +21,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--new", action="store_true", help="start a new game even if the journal has an unfinished one")
     p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE", help="house-rule option")
     p.add_argument("--broker-files", metavar="DIR", help="write this game's Mosquitto password file and ACL into DIR")
+    p.add_argument("--clock", metavar="CONTROL", help="game clock, run by the host: MINUTES+INCREMENT (e.g. 15+10), "
+                   "90s+5, or move:SECONDS; it starts once every board is laid out")
+    p.add_argument("--flag-rule", choices=("loses", "draw"), default="loses",
+                   help="when a side's time runs out: it loses (default) or the game is drawn")
+    p.add_argument("--away-rule", choices=("pause", "run"), default="pause",
+                   help="while a side's board has lost its link: every clock stops (default) or they run on")
     p.add_argument("--ready-file", help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
@@ -33,9 +39,13 @@ def run(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
+        from controller.club.clock import parse_time_control
+
         broker = parse_broker(args.broker, ca_file=args.broker_ca)
+        control = parse_time_control(args.clock) if args.clock else None
         host = RemoteHost(args.game, broker, journal_path=args.journal, game_id=args.game_id,
-                          options=parse_options(args.option), new=args.new)
+                          options=parse_options(args.option), new=args.new, clock=control, flag_rule=args.flag_rule,
+                          away_rule=args.away_rule)
     except FaceDownError as exc:
         raise SystemExit(f"facedown host: {exc}") from None
     st = host.session.state

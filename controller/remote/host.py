@@ -6,7 +6,12 @@ seat's sync topic, so a board that (re)starts knows where the game is, and ``hel
 handled brings every message it missed, exactly once each. The outbox is a pure function of the journal: a
 restarted host replays its journal through the very code that made the messages live, so it rebuilds the same
 numbered messages and goes on; a move a board sends twice (a resend after a lost link) is judged once, because a
-move counts only for the ply and the try it names."""
+move counts only for the ply and the try it names.
+
+The game clock, when there is one, is the host's: it starts once every board is laid out, is pressed with each
+ruling (the reading journaled with the move), holds by the club's rule while a side's board is away (its retained
+presence, the broker's last will saying when its link is lost), and a flag that falls ends the game here. Its
+reading is public and retained (``public/clock``): each board counts the running side's time down from it."""
 
 from __future__ import annotations
 
@@ -21,11 +26,13 @@ from controller.club.broker import Broker
 from controller.referee.ruling_plan import plan_ruling
 from controller.referee.session import Published, Session
 from controller.rules import ARBITER, Move, new_game, redact_ruling, view
+from controller.rules.say import say
 
 from .credentials import HOST, acl_file, derive_secrets, join_codes, password_file
 from .link import Link
 from .mirror import wire_board
 from .protocol import (
+    ROOT,
     JoinCode,
     RemoteError,
     broker_user,
@@ -36,6 +43,7 @@ from .protocol import (
     public_topic,
     seal,
     seat_of_inbox,
+    seen_topic,
     sync_topic,
     unseal,
 )
@@ -44,6 +52,8 @@ log = logging.getLogger(__name__)
 
 #: the host's own events a seat is told about as they are (the rest it makes itself: fix-ups, turns, lay-out)
 FORWARDED = ("setup", "notice", "paused", "resumed", "game_over")
+#: the club's rule for the clocks while a side's board is away: every clock stops, or they run on
+AWAY_RULES = ("pause", "run")
 
 
 def _count(value: Any) -> int:
@@ -60,14 +70,18 @@ class NoBoard:
 
 class RemoteHost:
     """One remote game's referee (see the module docstring). ``broker`` is where the seats meet (its login is
-    replaced by the host's own, derived like the seats')."""
+    replaced by the host's own, derived like the seats'). ``clock``: a TimeControl (the host runs the game clock),
+    ``flag_rule`` as for the club's clocks, ``away_rule`` one of AWAY_RULES; ``now``: the clock's time source."""
 
     def __init__(self, game: str, broker: Broker, *, journal_path: str | Path | None = None, game_id: str | None = None,
                  options: Mapping[str, Any] | None = None, new: bool = False, keep_wire: bool = False,
-                 link: Link | None = None) -> None:
+                 link: Link | None = None, clock: Any = None, flag_rule: str = "loses", away_rule: str = "pause",
+                 now: Any = None) -> None:
         from controller.referee.journal import default_path
         from controller.referee.table import open_table, table_key
 
+        if away_rule not in AWAY_RULES:
+            raise RemoteError(f"away rule {away_rule!r}: expected one of {', '.join(AWAY_RULES)}")
         path = Path(journal_path) if journal_path else default_path()
         self.table = open_table(game, board=NoBoard(), board_kind="remote", journal_path=path, options=options,
                                 resume=not new)
@@ -89,7 +103,21 @@ class RemoteHost:
         self.commitments: dict[str, dict[str, str]] = self._load_commitments()
         self.publishing = False
         self._attempts: dict[tuple[str, int], int] = {}  # (seat, ply) -> refused tries
+        self.away_rule = away_rule
+        self.away: set[str] = set()  # the seats whose boards are away now (journaled, so replayed too)
+        self.here: dict[str, str] = {}  # seat -> the connection its board said it is here on
+        self.ready: set[str] = set()  # the seats whose boards said they are laid out (the clock starts then)
+        self.keeper: Any = None
         self.session = self._replay()
+        if clock is not None:
+            from controller.club.keeper import ClockKeeper, journaled_clock
+
+            # a resumed game's clock goes on from the journal's last reading, held again if a side is still away
+            self.keeper = ClockKeeper(self.session, clock, flag_rule=flag_rule, readings=journaled_clock(self.table),
+                                      **({"now": now} if now is not None else {}))
+            self._hold_clock()
+        self._ticking: threading.Thread | None = None
+        self._stop_ticking = threading.Event()
         self.own_link = link is None
         if link is not None:  # one of a HostGroup's games: its connection is shared
             self.broker = link.broker
@@ -97,7 +125,8 @@ class RemoteHost:
             return
         self.broker = Broker(broker.host, broker.port, broker.tls, broker_user(self.game_id, HOST), self.secrets[HOST],
                              broker.ca_file)
-        self.link = Link(self.broker, f"facedown-host-{self.game_id}", {inbox_topic(self.game_id, "+"): self.handle},
+        self.link = Link(self.broker, f"facedown-host-{self.game_id}", {inbox_topic(self.game_id, "+"): self.handle,
+                                                                         seen_topic(self.game_id, "+"): self.handle_seen},
                          on_connect=self.reconnected, will=(presence_topic(self.game_id), b'{"host":"offline"}'),
                          keep_wire=keep_wire)
 
@@ -126,14 +155,27 @@ class RemoteHost:
         self.publishing = True
         if self.own_link:
             self.link.start(timeout)
+            if self.keeper is not None:
+                self._ticking = threading.Thread(target=self._tick_loop, name=f"facedown-clock-{self.game_id}", daemon=True)
+                self._ticking.start()
         elif self.link.connected.is_set():
             self.reconnected()
 
     def stop(self) -> None:
+        self._stop_ticking.set()
+        if self._ticking is not None:
+            self._ticking.join(timeout=2)
         self.link.publish(presence_topic(self.game_id), b'{"host":"offline"}', retain=True)
         if self.own_link:
             self.link.stop()
         self.table.stop()
+
+    def _tick_loop(self) -> None:
+        while not self._stop_ticking.wait(0.1):
+            try:
+                self.tick()
+            except Exception:  # a clock fault must never stop the referee
+                log.exception("the game clock failed")
 
     def reconnected(self) -> None:
         """After each (re)connect: online, each seat's latest message retained again, the public topics."""
@@ -144,6 +186,7 @@ class RemoteHost:
             for seat in self.seats:
                 self._publish_sync(seat)
             self._publish_public()
+            self._publish_clock()
 
     # ------------------------------------------------------------------ the journal, replayed
     def _replay(self) -> Session:
@@ -158,6 +201,11 @@ class RemoteHost:
                 self._deploy(ev.data["side"], dict(ev.data["placement"]), replay=True)
             elif ev.kind in ("move", "illegal"):
                 self._judge(ev.data["side"], ev.data["from"], ev.data["to"])
+            elif ev.kind == "arbiter" and ev.data.get("action") in ("away", "back"):
+                self._seen(str(ev.data.get("seat")), ev.data["action"] == "away", replay=True)
+            elif ev.kind == "arbiter" and ev.data.get("action") == "end":
+                result = ev.data["result"]
+                self._end(tuple(result["winners"]), result["reason"])
             elif ev.kind in ("result", "reaction") or (ev.kind == "arbiter" and ev.data.get("action") in ("pause", "resume")):
                 continue
             else:
@@ -208,6 +256,13 @@ class RemoteHost:
         for payload in self.outbox[seat][max(have, 0):]:
             self.link.publish(outbox_topic(self.game_id, seat), payload)
 
+    def _publish_clock(self) -> None:
+        """The clock's reading, public and retained: each board counts the running side's time down from it."""
+        if self.keeper is None or not self.publishing:
+            return
+        body = json.dumps({"game": self.game_id, "clock": self.keeper.to_json()}, sort_keys=True).encode()
+        self.link.publish(public_topic(self.game_id, "clock"), body, retain=True)
+
     def _publish_public(self) -> None:
         if not self.publishing:
             return
@@ -253,10 +308,91 @@ class RemoteHost:
                 self._deploy(seat, m.get("placement"), commitment=m.get("commit"), have=_count(m.get("have")))
             elif kind == "move":
                 self._move(seat, m)
+            elif kind == "ready":
+                self._ready(seat)
             else:
                 log.warning("from %s: unknown message type %r", seat, kind)
         if self.session.state.phase == "over":
             self._publish_public()
+
+    # ------------------------------------------------------------------ the clock, and a side away
+    def handle_seen(self, topic: str, payload: bytes) -> None:
+        """A seat's board says it is here (on each connect) or the broker says, by its last will, it is away."""
+        seat = seat_of_inbox(self.game_id, topic, "seen")
+        if seat not in self.seats:
+            return
+        try:
+            m = unseal(self.secrets[seat], payload)
+        except RemoteError as exc:
+            log.warning("presence of %s: %s", seat, exc)
+            return
+        conn = str(m.get("conn"))
+        with self.lock, self.session.lock:
+            if m["type"] == "here":
+                self.here[seat] = conn
+                away = False
+            elif m["type"] == "away" and self.here.get(seat, conn) == conn:
+                away = True  # (the last will of a connection replaced since is stale: ignored)
+            else:
+                return
+            if away != (seat in self.away):
+                self._seen(seat, away)
+
+    def _seen(self, seat: str, away: bool, *, replay: bool = False) -> None:
+        """``seat``'s board went away or came back: journaled, told to every seat, the clock held by the rule."""
+        if seat not in self.seats:
+            return
+        if not replay:
+            self.session.record_arbiter({"action": "away" if away else "back", "seat": seat})
+        (self.away.add if away else self.away.discard)(seat)
+        held = self.away_rule == "pause" and bool(self.away)
+        code = ("remote.away_held" if held else "remote.away") if away else ("remote.back_held" if held else "remote.back")
+        for s in self.seats:
+            self._send(s, {"type": "event", "event": {"event": "notice", "kind": "away" if away else "back",
+                                                      "player": seat, "held": held, "say": say(code, player=seat)}})
+        if not replay:
+            self._hold_clock()
+
+    def _hold_clock(self) -> None:
+        if self.keeper is not None:
+            self.keeper.hold(self.away_rule == "pause" and bool(self.away) or self.session.paused)
+            self._publish_clock()
+
+    def _ready(self, seat: str) -> None:
+        """``seat``'s board is laid out: the first side's time runs once every board is."""
+        st = self.session.state
+        if st.phase != "play" or st.ply != 0 or st.turn is None:
+            return
+        self.ready.add(seat)
+        if self.keeper is not None and self.ready >= set(self.seats) and self.keeper.begin(st.turn):
+            self._hold_clock()
+
+    def tick(self) -> None:
+        """Look at the clock once: a flag that fell ends the game (journaled, every seat told)."""
+        if self.keeper is None:
+            return
+        with self.lock:
+            if self.session.state.phase != "play":
+                return
+            n = len(self.session.log)
+            self.keeper.tick()
+            if self.session.state.phase == "over":
+                self._ended(self.session.log[n:])
+        if self.session.state.phase == "over":
+            self._publish_public()
+            self._publish_clock()
+
+    def _end(self, winners: tuple[str, ...], reason: Any) -> None:
+        """The arbiter's end of the game (a flag fallen), replayed from the journal."""
+        n = len(self.session.log)
+        self.session.end(winners, reason)
+        self._ended(self.session.log[n:])
+
+    def _ended(self, events: list[Published]) -> None:
+        for ev in events:
+            if ev.public.get("event") == "game_over":
+                for s in self.seats:
+                    self._send(s, {"type": "over", "event": ev.for_role(s)})
 
     def _deploy(self, seat: str, placement: Any, *, commitment: Any = None, replay: bool = False, have: int = 0) -> None:
         st = self.session.state
@@ -320,6 +456,7 @@ class RemoteHost:
         plan = plan_ruling(before, session.expected_board(), ruling, Move(frm, to), seat, st)
         fx = plan.fixup
         assert fx is not None
+        self._publish_clock()
         for s in self.seats:
             self._send(s, {"type": "ruling", "side": seat, "from": frm, "to": to, "ply": ruling.ply,
                            "event": plan.event, "notices": plan.notices, "ruling": redact_ruling(ruling, s),
@@ -342,14 +479,16 @@ class HostGroup:
     login needs ``topic readwrite facedown/remote/#``) and hands each seat's message to its game."""
 
     def __init__(self, broker: Broker, client_id: str = "facedown-hosts") -> None:
-        from .protocol import ROOT
-
         self.hosts: dict[str, RemoteHost] = {}
-        self.link = Link(broker, client_id, {f"{ROOT}/+/in/+": self._route}, on_connect=self._reconnected)
+        self.link = Link(broker, client_id, {f"{ROOT}/+/in/+": self._route, f"{ROOT}/+/seen/+": self._route_seen},
+                         on_connect=self._reconnected)
+        self._stop = threading.Event()
+        self._ticking = threading.Thread(target=self._tick_loop, name="facedown-clocks", daemon=True)
 
     def start(self, timeout: float = 10.0) -> None:
         """Connect first, so the connection's descriptor is a low one whatever the games open after it."""
         self.link.start(timeout)
+        self._ticking.start()  # one thread looks at every game's clock
 
     def add(self, game: str, **kwargs: Any) -> RemoteHost:
         """Host one more game (``kwargs`` as for RemoteHost: journal_path, game_id, options, new)."""
@@ -364,9 +503,24 @@ class HostGroup:
         return host
 
     def stop(self) -> None:
+        self._stop.set()
         for host in self.hosts.values():
             host.stop()
         self.link.stop()
+
+    def _tick_loop(self) -> None:
+        while not self._stop.wait(0.1):
+            for host in list(self.hosts.values()):
+                try:
+                    host.tick()
+                except Exception:  # one game's clock fault must never stop the others
+                    log.exception("the game clock of %s failed", host.game_id)
+
+    def _route_seen(self, topic: str, payload: bytes) -> None:
+        parts = topic.split("/")
+        host = self.hosts.get(parts[2]) if len(parts) == 5 else None
+        if host is not None:
+            host.handle_seen(topic, payload)
 
     def _route(self, topic: str, payload: bytes) -> None:
         parts = topic.split("/")

@@ -58,8 +58,15 @@ def presence_topic(game_id: str) -> str:
     return f"{ROOT}/{game_id}/presence"
 
 
-def seat_of_inbox(game_id: str, topic: str) -> str | None:
-    prefix = f"{ROOT}/{game_id}/in/"
+def seen_topic(game_id: str, seat: str) -> str:
+    """Retained, QoS 1, sealed with the seat's secret: its board is ``here`` (said on each connect) or ``away`` (its
+    last will, said by the broker when the board's link is lost), each naming the connection it is about."""
+    return f"{ROOT}/{game_id}/seen/{seat}"
+
+
+def seat_of_inbox(game_id: str, topic: str, part: str = "in") -> str | None:
+    """The seat whose ``part`` topic (``in``: its inbox, ``seen``: its presence) ``topic`` is, if it is one."""
+    prefix = f"{ROOT}/{game_id}/{part}/"
     if not topic.startswith(prefix):
         return None
     seat = topic[len(prefix):]
@@ -134,4 +141,4 @@ def unseal(secret: str, payload: bytes) -> dict[str, Any]:
 
 
 __all__ = ["JoinCode", "RemoteError", "broker_user", "check_name", "inbox_topic", "outbox_topic", "parse_join",
-           "presence_topic", "public_topic", "seal", "seat_of_inbox", "sync_topic", "unseal"]
+           "presence_topic", "public_topic", "seal", "seat_of_inbox", "seen_topic", "sync_topic", "unseal"]
