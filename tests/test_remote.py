@@ -269,8 +269,10 @@ def audit(board: Board, host: RemoteHost, pages: list[dict[str, Any]] = ()) -> i
         if m["view"]["phase"] == "over":
             continue
         walk(m, f"{m['topic']}#{m['seq']}")
-    for i, page in enumerate(pages):  # what the seat's page received (its state, each answer)
-        if (page.get("status") or {}).get("phase") != "over":
+    for i, page in enumerate(pages):  # what the seat's page received (its state, each answer, each live event)
+        state = page.get("state") if isinstance(page.get("state"), dict) else page
+        status = state.get("status")
+        if not isinstance(status, dict) or status.get("phase") != "over":
             walk(page, f"page#{i}")
     # and the mirror never held a kind it may not know
     for p in board.session.state.board.values():

@@ -7,6 +7,7 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 from controller.commands.running import stop_on_signals
 
@@ -27,12 +28,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="when a side's time runs out: it loses (default) or the game is drawn")
     p.add_argument("--away-rule", choices=("pause", "run"), default="pause",
                    help="while a side's board has lost its link: every clock stops (default) or they run on")
+    p.add_argument("--phone", action="append", default=[], metavar="SEAT",
+                   help="SEAT plays from its phone alone: this process keeps its simulated board and serves its seat "
+                   "page (the link and its QR code are printed; repeat for more seats)")
+    p.add_argument("--web-host", default="0.0.0.0", help="address the phone seats' pages listen on (default all)")
+    p.add_argument("--web-port", type=int, default=8080, help="port of the first phone seat's page (the next one +1...)")
+    p.add_argument("--qr", action="store_true", help="print the QR codes even when the output is not a terminal")
     p.add_argument("--ready-file", help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from controller.club.broker import parse_broker
+    from controller.commands.join import phone_seat
     from controller.commands.rules import parse_options
     from controller.errors import FaceDownError
     from controller.remote.host import RemoteHost
@@ -54,14 +62,34 @@ def run(args: argparse.Namespace) -> int:
     if args.broker_files:
         pw, acl = host.write_broker_files(args.broker_files)
         print(f"Broker logins in {pw}, ACL in {acl}: add them to the broker's password_file and acl_file (docs/remote.md)")
+    bad = [s for s in args.phone if s not in host.seats]
+    if bad:
+        host.table.stop()
+        raise SystemExit(f"facedown host: --phone {bad[0]}: {host.game.id}'s seats are {', '.join(host.seats)}")
+    qr = args.qr or sys.stdout.isatty()
     ca = f" --club-ca {args.broker_ca}" if args.broker_ca else ""
-    for seat, code in host.join_codes().items():
-        # each seat's code is its secret: give it to that player only
+    codes = host.join_codes()
+    for seat, code in codes.items():
+        if seat in args.phone:
+            continue
+        # each seat's code is its secret: give it to that player only (the QR code carries it to their phone)
         print(f"  {seat}: facedown play {host.game.id} --remote {broker.url()}{ca} --seat {seat} --join {code}")
+        if qr:
+            print(_qr(str(code)))
     sys.stdout.flush()
     stop = stop_on_signals()
+    phones: list[tuple[Any, Any, str]] = []
     try:
         host.start()
+        for i, seat in enumerate(args.phone):
+            opened = phone_seat(host.game.id, broker, codes[seat], web_host=args.web_host, port=args.web_port + i)
+            if opened is None:
+                return 2
+            phones.append(opened)
+            # the link carries the seat's secret: whoever opens it plays that seat
+            print(f"  {seat} plays from a phone: open {opened[2]}", flush=True)
+            if qr:
+                print(_qr(opened[2]), flush=True)
     except ConnectionError as exc:
         print(f"facedown host: {exc}", file=sys.stderr)
         return 2
@@ -71,5 +99,15 @@ def run(args: argparse.Namespace) -> int:
         while not stop.wait(1.0):
             pass
     finally:
+        for seat, server, _ in phones:
+            server.stop()
+            seat.stop()
+            seat.table.stop()
         host.stop()
     return 0
+
+
+def _qr(text: str) -> str:
+    from web_referee.qr import qr_text
+
+    return qr_text(text)
