@@ -149,3 +149,68 @@ def test_the_club_rule_can_let_the_clocks_run_while_a_board_is_away(broker: Any,
         host.stop()
     with pytest.raises(RemoteError, match="away rule"):
         RemoteHost("stratego", parse_broker(broker.url), journal_path=tmp_path / "h2.sqlite", away_rule="sometimes")
+
+
+def test_a_seat_pauses_resumes_and_resigns_from_its_page(broker: Any, tmp_path: Path) -> None:
+    """The host is the arbiter: a seat's page asks it to pause (both boards and the clocks stop), either seat resumes,
+    and a seat resigns; each journaled and replayed by a restarted host into the same messages."""
+    from test_remote import Phone
+
+    now = FakeTime()
+    control = TimeControl(base_s=100, warn_s=())
+    host, boards = start_game("stratego", broker, tmp_path, seed=8, clock=control, now=now)
+    try:
+        first = host.session.state.turn
+        wait_for(lambda: host.keeper.to_json()["running"] == first, what="the clock to start")
+        mover = boards[first]
+        other = next(b for b in boards.values() if b is not mover)
+        pages = {b.name: Phone(b) for b in boards.values()}
+        assert pages[other.name].state()["remote"] == {"game": "t1", "asks": ["pause", "resume", "resign"]}
+        pages[other.name].post("/remote/pause", {})
+        for b in boards.values():
+            wait_for(lambda b=b: b.session.paused, what=f"{b.name}'s board to pause")
+            assert pages[b.name].state()["status"]["paused"]
+        assert host.session.paused and host.keeper.to_json()["paused"]
+        now.t += 500
+        host.tick()
+        assert host.keeper.to_json()["left"][first] == 100.0
+        # while paused, a move made on the board is not read (the board waits), so nothing is judged
+        frm, to = next(m for m in host.session.state.legal_moves() if m[1] not in host.session.state.board)
+        mover.move(frm, to)
+        assert host.session.state.ply == 0
+        mover.lift(to)
+        mover.place(frm)
+        r = pages[mover.name].client.post(f"/api/{pages[mover.name].key}/remote/pause", json={},
+                                          headers={"X-CSRF-Token": pages[mover.name].csrf})
+        assert r.status_code == 409 and "paused already" in r.get_json()["error"]
+        pages[mover.name].post("/remote/resume", {})  # either seat may resume
+        for b in boards.values():
+            wait_for(lambda b=b: not b.session.paused, what=f"{b.name}'s board to resume")
+            b.fix()  # the whole board is checked again after a pause
+        assert not host.keeper.to_json()["paused"]
+        truth = Truth(boards)
+        truth.play(random.Random(4))
+        assert host.session.state.ply == 1
+        # a restarted host replays the pause and the resume into the same numbered messages
+        outbox = {s: [json.loads(p.split(b"\n", 1)[1]) for p in host.outbox[s]] for s in host.seats}
+        host.stop()
+        host = RemoteHost("stratego", parse_broker(broker.url), journal_path=tmp_path / "host.sqlite", game_id="t1",
+                          clock=control, now=now)
+        assert {s: [json.loads(p.split(b"\n", 1)[1]) for p in host.outbox[s]] for s in host.seats} == outbox
+        assert not host.session.paused
+        host.start()
+        loser = host.session.state.turn
+        pages[loser].post("/remote/resign", {})
+        for b in boards.values():
+            wait_for(lambda b=b: b.session.state.phase == "over", what=f"{b.name}'s board to hear the resignation")
+            res = b.session.state.result
+            assert res is not None and res.winners == (next(s for s in boards if s != loser),)
+            assert res.reason == {"code": "verdict.resigned", "params": {"side": loser}}
+            assert audit(b, host, pages[b.name].pages) > 0
+        assert host.keeper.to_json()["stopped"]
+        assert [e.data["action"] for e in host.table.journal.events(host.table.game_id) if e.kind == "arbiter"] \
+            == ["pause", "resume", "end"]
+    finally:
+        for b in boards.values():
+            b.stop()
+        host.stop()

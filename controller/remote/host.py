@@ -52,6 +52,8 @@ log = logging.getLogger(__name__)
 
 #: the host's own events a seat is told about as they are (the rest it makes itself: fix-ups, turns, lay-out)
 FORWARDED = ("setup", "notice", "paused", "resumed", "game_over")
+#: what a seat may ask of the host, the game's arbiter (its page's buttons)
+SEAT_ASKS = ("pause", "resume", "resign")
 #: the club's rule for the clocks while a side's board is away: every clock stops, or they run on
 AWAY_RULES = ("pause", "run")
 
@@ -206,7 +208,9 @@ class RemoteHost:
             elif ev.kind == "arbiter" and ev.data.get("action") == "end":
                 result = ev.data["result"]
                 self._end(tuple(result["winners"]), result["reason"])
-            elif ev.kind in ("result", "reaction") or (ev.kind == "arbiter" and ev.data.get("action") in ("pause", "resume")):
+            elif ev.kind == "arbiter" and ev.data.get("action") in ("pause", "resume"):
+                self._pause(ev.data["action"] == "pause")
+            elif ev.kind in ("result", "reaction"):
                 continue
             else:
                 raise RemoteError(f"journal event {ev.seq} ({ev.kind} {ev.data.get('action', '')}): a remote game's host "
@@ -310,6 +314,8 @@ class RemoteHost:
                 self._move(seat, m)
             elif kind == "ready":
                 self._ready(seat)
+            elif kind == "ask":
+                self._ask(seat, m.get("action"))
             else:
                 log.warning("from %s: unknown message type %r", seat, kind)
         if self.session.state.phase == "over":
@@ -382,6 +388,29 @@ class RemoteHost:
             self._publish_public()
             self._publish_clock()
 
+    # ------------------------------------------------------------------ what a seat may ask of the referee
+    def _ask(self, seat: str, action: Any) -> None:
+        """A seat's ask: ``pause`` or ``resume`` the game (either seat: the players agree by voice), or ``resign``
+        (the other sides win). Journaled as the arbiter's action (the host is the arbiter), told to every seat."""
+        st = self.session.state
+        if st.phase != "play" or action not in SEAT_ASKS:
+            log.warning("from %s: ask %r refused (%s)", seat, action, st.phase)
+            return
+        if action == "resign":
+            self._end(tuple(s for s in self.seats if s != seat), say("verdict.resigned", side=seat))
+        else:
+            self._pause(action == "pause")
+        self._publish_clock()
+
+    def _pause(self, on: bool) -> None:
+        """Pause or resume the game (the arbiter desk's, so journaled live; replayed with the journal detached)."""
+        n = len(self.session.log)
+        if on:
+            self.session.pause()
+        else:
+            self.session.resume()
+        self._forward(self.session.log[n:])
+
     def _end(self, winners: tuple[str, ...], reason: Any) -> None:
         """The arbiter's end of the game (a flag fallen), replayed from the journal."""
         n = len(self.session.log)
@@ -428,7 +457,7 @@ class RemoteHost:
         if not isinstance(frm, str) or not isinstance(to, str):
             log.warning("from %s: a move whose stations are not station ids: ignored", seat)
             return
-        if st.phase != "play" or st.turn != seat or m.get("ply") != st.ply or m.get("try") != self._tries(seat) \
+        if st.phase != "play" or self.session.paused or st.turn != seat or m.get("ply") != st.ply or m.get("try") != self._tries(seat) \
                 or frm not in self.game.station_by_id or to not in self.game.station_by_id:
             self._resend(seat, _count(m.get("have")))  # stale (judged already) or out of turn: what it missed
             return

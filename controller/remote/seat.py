@@ -69,6 +69,7 @@ class RemoteSeat:
         self.clock = SeatClock()
         self.table = Table(session=self.session, board=board, tokens={self.seat: page}, board_kind=board_kind,
                            clock=self.clock)
+        self.table.remote = self  # the page's asks (pause, resume, resign) go to the host through this
         self.ready = False  # this board was laid out at the start (the host starts the clock once every board is)
         self.last_seq = 0
         self.synced = False  # the host's retained latest message was read (a restarted board starts from it)
@@ -229,7 +230,12 @@ class RemoteSeat:
         self.applying = True
         try:
             if kind == "event":
+                told = m["event"].get("event")
+                if told in ("paused", "resumed"):  # the host paused the game: this board's readings wait too
+                    session.set_paused(told == "paused")
                 session.announce(m["event"])
+                if told == "resumed" and session.state.phase == "play":
+                    session.expect_whole_board("event.resumed_board")
             elif kind == "setup_rejected":
                 self.sent = None
                 session.replace_state(new_game(self.game, m["view"].get("options") or {}))
@@ -354,6 +360,26 @@ class RemoteSeat:
                 self.revealed[part[len("salts-"):]] = dict(data["salts"])
             if self.record is not None:
                 self.audit = self.check_record()
+
+    def ask(self, action: str) -> None:
+        """Ask the host, the game's arbiter, to ``pause`` or ``resume`` the game, or ``resign`` this seat (its
+        answer comes as its messages do). RemoteError if it cannot be asked now."""
+        from .host import SEAT_ASKS
+
+        if action not in SEAT_ASKS:
+            raise RemoteError(f"{action!r}: a seat may ask the host to {', '.join(SEAT_ASKS)}")
+        st = self.session.state
+        if st.phase != "play":
+            raise RemoteError("the game is not in play")
+        if action == "pause" and self.session.paused or action == "resume" and not self.session.paused:
+            raise RemoteError(f"the game is {'paused' if self.session.paused else 'not paused'} already")
+        self._send({"type": "ask", "action": action, "id": uuid.uuid4().hex})
+
+    def page_info(self) -> dict[str, Any]:
+        """What the seat's page shows of the remote game (public): its id, and the asks it offers."""
+        from .host import SEAT_ASKS
+
+        return {"game": self.game_id, "asks": list(SEAT_ASKS)}
 
     def _on_clock(self, reading: dict[str, Any]) -> None:
         try:
