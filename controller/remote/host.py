@@ -51,7 +51,9 @@ from .protocol import (
 log = logging.getLogger(__name__)
 
 #: the host's own events a seat is told about as they are (the rest it makes itself: fix-ups, turns, lay-out)
-FORWARDED = ("setup", "notice", "paused", "resumed", "game_over")
+FORWARDED = ("setup", "notice", "paused", "resumed", "game_over", "offer", "offer_closed", "reaction", "auto_react")
+#: what a seat is told of a ruling beside the ruling itself: its reaction offers opening and closing (to their owners)
+OFFERS = ("offer", "offer_closed")
 #: what a seat may ask of the host, the game's arbiter (its page's buttons)
 SEAT_ASKS = ("pause", "resume", "resign")
 #: the club's rule for the clocks while a side's board is away: every clock stops, or they run on
@@ -87,12 +89,6 @@ class RemoteHost:
         path = Path(journal_path) if journal_path else default_path()
         self.table = open_table(game, board=NoBoard(), board_kind="remote", journal_path=path, options=options,
                                 resume=not new)
-        from controller.rules.reactions import asks
-
-        if asks(self.table.state):
-            self.table.stop()
-            raise RemoteError(f"{self.table.game.id} with reactions: ask offers optional reactions to their owners, which "
-                              "remote seats cannot answer yet: play it with -o reactions=automatic")
         self.number = int(self.table.game_id or 0)
         self.game = self.table.game
         self.seats = tuple(self.game.sides)
@@ -210,7 +206,11 @@ class RemoteHost:
                 self._end(tuple(result["winners"]), result["reason"])
             elif ev.kind == "arbiter" and ev.data.get("action") in ("pause", "resume"):
                 self._pause(ev.data["action"] == "pause")
-            elif ev.kind in ("result", "reaction"):
+            elif ev.kind == "reaction" and ev.data.get("action") == "answer":
+                self._react(ev.data["side"], ev.data, replay=True)
+            elif ev.kind == "reaction" and ev.data.get("action") == "auto":
+                self._react_auto(ev.data["side"], bool(ev.data.get("auto")))
+            elif ev.kind == "result":
                 continue
             else:
                 raise RemoteError(f"journal event {ev.seq} ({ev.kind} {ev.data.get('action', '')}): a remote game's host "
@@ -316,6 +316,10 @@ class RemoteHost:
                 self._ready(seat)
             elif kind == "ask":
                 self._ask(seat, m.get("action"))
+            elif kind == "react":
+                self._react(seat, m)
+            elif kind == "react_auto":
+                self._react_auto(seat, bool(m.get("on")))
             else:
                 log.warning("from %s: unknown message type %r", seat, kind)
         if self.session.state.phase == "over":
@@ -402,6 +406,48 @@ class RemoteHost:
             self._pause(action == "pause")
         self._publish_clock()
 
+    def _react(self, seat: str, m: Mapping[str, Any], *, replay: bool = False) -> None:
+        """``seat`` answers its reaction offer: judged here (the reaction desk's, journaled live), the outcome told
+        to each seat as it may know it, with what the reaction changed on the board for every board to do."""
+        from controller.referee.reaction_desk import ReactionRefused
+        from controller.referee.recognizer import Occupant
+        from controller.referee.steps import fixup_steps
+
+        session = self.session
+        offer, accept = m.get("offer"), m.get("accept")
+        if not isinstance(offer, int) or isinstance(offer, bool) or not isinstance(accept, bool):
+            log.warning("from %s: a reaction answer without its offer and answer: ignored", seat)
+            return
+        if not replay and m.get("ply") != session.state.ply:
+            return  # an answer to an offer that lapsed with a move since
+        before = session.expected_board()
+        n = len(session.log)
+        target = m.get("target") if isinstance(m.get("target"), str) else None
+        try:
+            session.answer_reaction(seat, offer, accept, target=target)
+        except ReactionRefused as exc:
+            log.warning("from %s: %s", seat, exc)
+            return
+        new = session.log[n:]
+        after = session.expected_board()
+        changed = {s for s in set(before) | set(after) if before.get(s) != after.get(s)}
+        steps = fixup_steps(before, after, changed, Occupant(seat, -1)) if changed else []
+        for s in self.seats:
+            told = [ev.for_role(s) for ev in new if ev.public.get("event") in FORWARDED and (not ev.audience or s in ev.audience)]
+            self._send(s, {"type": "reacted", "side": seat, "events": told, "steps": steps, "target": wire_board(after),
+                           "changed": sorted(changed)})
+
+    def _react_auto(self, seat: str, on: bool) -> None:
+        from controller.referee.reaction_desk import ReactionRefused
+
+        n = len(self.session.log)
+        try:
+            self.session.set_react_automatically(seat, on)
+        except ReactionRefused as exc:
+            log.warning("from %s: %s", seat, exc)
+            return
+        self._forward(self.session.log[n:])
+
     def _pause(self, on: bool) -> None:
         """Pause or resume the game (the arbiter desk's, so journaled live; replayed with the journal detached)."""
         n = len(self.session.log)
@@ -482,6 +528,7 @@ class RemoteHost:
                     self._send(s, {"type": "event", "event": refused.for_role(s)})
             return
         ruling = st.history[-1]
+        offers = [ev for ev in new if ev.public.get("event") in OFFERS]
         plan = plan_ruling(before, session.expected_board(), ruling, Move(frm, to), seat, st)
         fx = plan.fixup
         assert fx is not None
@@ -492,6 +539,7 @@ class RemoteHost:
                            "steps": fx.steps, "target": wire_board(fx.target), "involved": sorted(fx.involved),
                            "must_lift": sorted(fx.must_lift),
                            "result": ruling.result.to_json() if ruling.result else None})
+        self._forward(offers)
 
     def _forward(self, events: list[Published]) -> None:
         for ev in events:

@@ -10,6 +10,7 @@ from typing import Any
 from controller.referee.recognizer import Occupant
 from controller.rules import GameDef, GameState, Result
 from controller.rules.base import Piece
+from controller.rules.reactions import mirror_offers
 
 #: the kind a mirror gives a piece its seat may not know (never shown: the view leaves unknown kinds out)
 HIDDEN = "?"
@@ -32,6 +33,8 @@ def mirror_state(game: GameDef, seen: Mapping[str, Any], seat: str) -> GameState
     result = seen.get("result")
     if result:
         st.result = Result(tuple(result["winners"]), result["reason"])
+    if "offers" in seen:  # reactions: ask: this seat's open offers as the host told them
+        mirror_offers(st, seat, seen["offers"], bool(seen.get("react_automatically")))
     return st
 
 

@@ -45,6 +45,7 @@ from .protocol import (
     sync_topic,
     unseal,
 )
+from .reactions import RemoteReactions
 from .seat_clock import SeatClock
 
 log = logging.getLogger(__name__)
@@ -69,6 +70,7 @@ class RemoteSeat:
         self.clock = SeatClock()
         self.table = Table(session=self.session, board=board, tokens={self.seat: page}, board_kind=board_kind,
                            clock=self.clock)
+        self.session.reactions = RemoteReactions(self.session, self._send)  # answers go to the host
         self.table.remote = self  # the page's asks (pause, resume, resign) go to the host through this
         self.ready = False  # this board was laid out at the start (the host starts the clock once every board is)
         self.last_seq = 0
@@ -263,6 +265,14 @@ class RemoteSeat:
                                  {"event": "remote", "kind": "move", "player": m["side"], **fields,
                                   "say": say("remote.attack" if attack else "remote.move", player=m["side"], **fields)},
                                  on_wrong=self._wrong_move)
+            elif kind == "reacted":  # a reaction answered at the host: its outcome, and what it changed on the board
+                from controller.referee.reaction_desk import ask_changes
+
+                session.replace_state(mirror_state(self.game, m["view"], self.seat))
+                for ev in m["events"]:
+                    session.announce(ev)
+                if m["changed"]:
+                    ask_changes(session, m["steps"], occupants(m["target"]), set(m["changed"]))
             elif kind == "over":  # ended by the host, not by a ruling: a flag fell
                 session.replace_state(mirror_state(self.game, m["view"], self.seat))
                 session.announce(m["event"])
