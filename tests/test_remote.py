@@ -318,6 +318,15 @@ def test_two_boards_play_stratego_through_the_host(broker: Any, tmp_path: Path) 
             assert set(b.sim.raw_occupied()) == set(truth)
             assert b.session.pending is None and b.session.mismatch is None
             assert audit(b, host) > 0
+            # more messages than the host keeps in memory: the older ones, rebuilt from its journal for a board far
+            # behind, are the very messages this board received live
+            from controller.remote.outbox import WINDOW
+
+            assert len(host.outbox[b.name]) > WINDOW
+            live = {m["seq"]: m for m in b.messages() if m["topic"].endswith(f"/out/{b.name}")}
+            rebuilt = [unseal(b.seat.join.secret, p) for p in host.messages(b.name)]
+            assert [m["seq"] for m in rebuilt] == list(range(1, len(host.outbox[b.name]) + 1)) == sorted(live)
+            assert rebuilt == [{k: v for k, v in live[m["seq"]].items() if k != "topic"} for m in rebuilt]
     finally:
         for b in boards.values():
             b.stop()

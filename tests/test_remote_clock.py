@@ -77,8 +77,7 @@ def test_the_hosts_clock_runs_holds_while_a_board_is_away_and_a_flag_ends_the_ga
         # the side to move loses its link: the broker's last will tells the host, every clock stops
         away, other = boards[second], boards[first]
         lose_link(away)
-        wait_for(lambda: second in host.away, what="the host to hear the board is away")
-        assert keeper.to_json()["paused"]
+        wait_for(lambda: second in host.away and keeper.to_json()["paused"], what="the host to hear the board is away")
         wait_for(lambda: said(other, "remote.away_held"), what="the other board to be told")
         wait_for(lambda: other.seat.clock.to_json()["paused"], what="the other board's clock to stop")
         now.t += 1000
@@ -86,20 +85,19 @@ def test_the_hosts_clock_runs_holds_while_a_board_is_away_and_a_flag_ends_the_ga
         assert host.session.state.phase == "play", "a side away lost on time"
         assert keeper.to_json()["left"][second] == 100.0
         away.seat.link.client.loop_start()  # the Wi-Fi is back: the board reconnects by itself
-        wait_for(lambda: second not in host.away, what="the host to hear the board is back")
-        assert not keeper.to_json()["paused"]
+        wait_for(lambda: second not in host.away and not keeper.to_json()["paused"], what="the host to hear it is back")
         wait_for(lambda: said(other, "remote.back") and said(away, "remote.away_held"),
                  what="both boards to hear it (the one away once it is back)")
         now.t += 4
         assert keeper.to_json()["left"][second] == 96.0
 
         # the host restarts from its journal: the same numbered messages, the clock from its last reading
-        outbox = {s: list(host.outbox[s]) for s in host.seats}
+        outbox = {s: host.messages(s) for s in host.seats}
         host.stop()
         host = RemoteHost("stratego", parse_broker(broker.url), journal_path=tmp_path / "host.sqlite", game_id="t1",
                           clock=control, now=now)
         for s in host.seats:
-            for i, (a, b) in enumerate(zip(host.outbox[s], outbox[s], strict=True)):
+            for i, (a, b) in enumerate(zip(host.messages(s), outbox[s], strict=True)):
                 assert json.loads(a.split(b"\n", 1)[1]) == json.loads(b.split(b"\n", 1)[1]), (s, i)
         host.start()
         keeper = host.keeper
@@ -192,11 +190,11 @@ def test_a_seat_pauses_resumes_and_resigns_from_its_page(broker: Any, tmp_path: 
         truth.play(random.Random(4))
         assert host.session.state.ply == 1
         # a restarted host replays the pause and the resume into the same numbered messages
-        outbox = {s: [json.loads(p.split(b"\n", 1)[1]) for p in host.outbox[s]] for s in host.seats}
+        outbox = {s: [json.loads(p.split(b"\n", 1)[1]) for p in host.messages(s)] for s in host.seats}
         host.stop()
         host = RemoteHost("stratego", parse_broker(broker.url), journal_path=tmp_path / "host.sqlite", game_id="t1",
                           clock=control, now=now)
-        assert {s: [json.loads(p.split(b"\n", 1)[1]) for p in host.outbox[s]] for s in host.seats} == outbox
+        assert {s: [json.loads(p.split(b"\n", 1)[1]) for p in host.messages(s)] for s in host.seats} == outbox
         assert not host.session.paused
         host.start()
         loser = host.session.state.turn

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from browser_support import chromium, open_page, tap_and_settle, wait
 from cli_process import Cli
-from test_club_support import Mosquitto, free_port, wait_for
+from test_club_support import Mosquitto, free_port
 from test_remote import Board, audit
 
 from controller.club.broker import parse_broker
@@ -117,7 +117,7 @@ def test_a_phone_seat_in_chromium_plays_a_remote_game(broker: Any, browser: Any,
     errors: list[str] = []
     try:
         page = open_page(browser, link, errors, init=CAPTURE)
-        wait_for(lambda: red.seat.synced and blue.synced, what="both seats synced")
+        wait(lambda: red.seat.synced and blue.synced, what="both seats synced")
         assert red.session.register_setup("red", random_deployment(red.session.game, "red", random.Random(4),
                                                                      red.session.state.options)) == []
         # Blue deploys with the page's own buttons: Random, then Submit and lay out (the page lays out its pieces)
@@ -144,7 +144,7 @@ def test_a_phone_seat_in_chromium_plays_a_remote_game(broker: Any, browser: Any,
             attacks += attack
             if st.turn == "red":
                 red.move(frm, to)
-                wait_for(lambda ply=ply: red.session.state.ply == ply + 1, what="red's ruling")
+                wait(lambda ply=ply: red.session.state.ply == ply + 1, what="red's ruling")
                 red.fix()
                 # the page tells Blue Red's move, on the board and in words, and Blue makes it by taps
                 wait(lambda: table.session.instruction("red") is not None, what="blue's page to be told red's move")
@@ -164,7 +164,7 @@ def test_a_phone_seat_in_chromium_plays_a_remote_game(broker: Any, browser: Any,
                 tap_and_settle(page, table, to)
                 wait(lambda ply=ply: table.state.ply == ply + 1, what="blue's ruling")
                 browser_fix(page, table)
-                wait_for(lambda: red.session.instruction("blue") is not None, what="red's board to be told")
+                wait(lambda: red.session.instruction("blue") is not None, what="red's board to be told")
                 red.move(frm, to)
                 red.fix()
             assert red.session.state.ply == table.state.ply == host.session.state.ply == ply + 1

@@ -83,11 +83,11 @@ def test_blue_fires_at_reds_aircraft_from_its_page_in_a_remote_game(broker: Any,
         checked = {b.name: audit(b, host, p.pages) for b, p in ((red, red_page), (blue, page))}
         assert checked["red"] > 0
         # a restarted host replays the answer into the same messages
-        outbox = {s: [json.loads(x.split(b"\n", 1)[1]) for x in host.outbox[s]] for s in host.seats}
+        outbox = {s: [json.loads(x.split(b"\n", 1)[1]) for x in host.messages(s)] for s in host.seats}
         host.stop()
         host = RemoteHost("sanjunqi", parse_broker(broker.url), journal_path=tmp_path / "host.sqlite", game_id="r1",
                           options={"reactions": "ask"})
-        assert {s: [json.loads(x.split(b"\n", 1)[1]) for x in host.outbox[s]] for s in host.seats} == outbox
+        assert {s: [json.loads(x.split(b"\n", 1)[1]) for x in host.messages(s)] for s in host.seats} == outbox
         assert TARGET not in host.session.state.board
     finally:
         red.stop()

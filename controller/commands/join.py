@@ -74,6 +74,7 @@ def run_remote(args: argparse.Namespace, game_id: str, profile: Any, board: Any,
 
     lights = station_lights(table.session, profile, board)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    stop = stop_on_signals()  # from the start: a stop while it joins is a clean stop too
     try:
         seat.start()
     except ConnectionError as exc:
@@ -103,7 +104,6 @@ def run_remote(args: argparse.Namespace, game_id: str, profile: Any, board: Any,
     table.start()
     print(f"FaceDown remote seat: {table.game.name}, seat {join.seat} of game {join.game_id} on {broker.url()}, "
           f"board {args.board}", flush=True)
-    stop = stop_on_signals()
     server = None
     try:
         if not args.no_web:

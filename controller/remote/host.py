@@ -31,6 +31,7 @@ from controller.rules.say import say
 from .credentials import HOST, acl_file, derive_secrets, join_codes, password_file
 from .link import Link
 from .mirror import wire_board
+from .outbox import Outbox
 from .protocol import (
     ROOT,
     JoinCode,
@@ -95,8 +96,8 @@ class RemoteHost:
         self.game_id = check_name("game id", game_id or f"{self.game.id}-{self.number}")
         self.secrets = derive_secrets(table_key(path), self.game_id, self.number, (*self.seats, HOST))
         self.lock = threading.RLock()
-        #: each seat's messages as sealed on the wire (bytes: a fraction of the memory of the message objects)
-        self.outbox: dict[str, list[bytes]] = {s: [] for s in self.seats}
+        #: each seat's messages: how many, and the latest as sealed on the wire (older ones rebuilt from the journal)
+        self.outbox: dict[str, Outbox] = {s: Outbox() for s in self.seats}
         self.commit_path = path.with_name(f"{path.name}.remote-{self.game_id}.json")
         self.commitments: dict[str, dict[str, str]] = self._load_commitments()
         self.publishing = False
@@ -252,13 +253,34 @@ class RemoteHost:
 
     def _publish_sync(self, seat: str) -> None:
         """Retain the seat's latest message (message 0, the options and view, before any was sent)."""
-        latest = self.outbox[seat][-1] if self.outbox[seat] else seal(self.secrets[seat], {
+        latest = self.outbox[seat].latest() or seal(self.secrets[seat], {
             "type": "none", "seq": 0, "game": self.game_id, "view": view(self.session.state, seat), "tries": 0})
         self.link.publish(sync_topic(self.game_id, seat), latest, retain=True)
 
     def _resend(self, seat: str, have: int) -> None:
-        for payload in self.outbox[seat][max(have, 0):]:
+        for payload in self.messages(seat, have):
             self.link.publish(outbox_topic(self.game_id, seat), payload)
+
+    def messages(self, seat: str, after: int = 0) -> list[bytes]:
+        """``seat``'s messages after number ``after``, as sealed: the latest from memory, older ones rebuilt by
+        replaying the journal through the same handlers (the host's messages are a pure function of it)."""
+        with self.lock:
+            kept = self.outbox[seat].after(after)
+            if kept is not None:
+                return kept
+            return self._rebuilt()[seat].after(after) or []
+
+    def _rebuilt(self) -> dict[str, Outbox]:
+        """Every seat's messages from the start, replayed from the journal into a scratch session (the game's own
+        is left as it is)."""
+        saved = (self.session, self.outbox, dict(self._attempts), set(self.away), self.publishing)
+        self.outbox = {s: Outbox(None) for s in self.seats}
+        self.publishing = False
+        try:
+            self._replay()
+            return self.outbox
+        finally:
+            self.session, self.outbox, self._attempts, self.away, self.publishing = saved
 
     def _publish_clock(self) -> None:
         """The clock's reading, public and retained: each board counts the running side's time down from it."""
