@@ -8,6 +8,7 @@
    judge, journal, both seats' views and messages, publish) and the process's memory per game (RSS growth / N).
 
     python benchmarks/remote.py [--plies 30] [--delays 0,100] [--games 20] [--game-plies 20]
+    python benchmarks/remote.py --delays "" --games 20 --game-plies 400    # memory per game of long games
 
 Prints figures; asserts nothing about timing.
 """
@@ -251,6 +252,7 @@ def scale_run(broker: Mosquitto, tmp: Path, games: int, plies: int, seed: int) -
             driver.publish(inbox_topic(h.game_id, side), seal(h.secrets[side], msg), qos=1)
     wait(lambda: all(h.session.state.phase == "play" for h in hosts), 60)
     t0 = time.perf_counter()
+    cpu0 = time.process_time()
     moved = 0
     for _ in range(plies):
         want = {}
@@ -265,11 +267,14 @@ def scale_run(broker: Mosquitto, tmp: Path, games: int, plies: int, seed: int) -
         wait(lambda want=want: all(h.session.state.ply >= want.get(h.game_id, 0) for h in hosts), 60)
         moved += len(want)
     wall = time.perf_counter() - t0
+    process_cpu = time.process_time() - cpu0
     per_game = (rss_kb() - before) / games
     driver.loop_stop()
     group.stop()
-    print(f"  {games} games x {plies} plies: {moved} moves in {wall:.2f} s wall ({moved / wall:.0f} moves/s through one broker)")
-    return TimedHost.move_cpu, per_game, moved
+    print(f"  {games} games x {plies} plies: {moved} moves in {wall:.2f} s wall ({moved / wall:.0f} moves/s through one broker); "
+          f"the whole process's CPU (every thread: the host's network and journal threads, and this driver's) "
+          f"{process_cpu / max(moved, 1) * 1000:.2f} ms per move")
+    return TimedHost.move_cpu[-moved:], per_game, moved
 
 
 def main() -> None:
@@ -298,7 +303,8 @@ def main() -> None:
             us = [x * 1e6 for x in cpu]
             print(f"  host CPU per move: mean {statistics.mean(us) / 1000:.2f} ms, p50 {statistics.median(us) / 1000:.2f} ms, "
                   f"p99 {pct(us, 99) / 1000:.2f} ms ({len(us)} moves timed)")
-            print(f"  memory: {per_game / 1024:.2f} MB RSS per game ({args.games} games)")
+            print(f"  memory: {per_game / 1024:.2f} MB RSS per game ({args.games} games, {moved / args.games:.0f} plies "
+                  "each on average)")
         finally:
             broker.stop()
 

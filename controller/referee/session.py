@@ -143,6 +143,7 @@ class Session:
         #: a remote seat's mirror (controller.remote): a recognized move is handed to this instead of judged here
         #: (the host judges it); it answers False when the move cannot be taken now, which is then a mismatch
         self.judge_remotely: Callable[[str, Move], bool] | None = None
+        self.last_plan: Any = None  # the latest ruling's plan (event, notices, fix-up), as published
         self.computer_sides: set[str] = set()  # the sides a computer seat plays (their tokens are all alike)
         self._wrong_lifted: frozenset[str] = frozenset()  # tokens lifted that the instructed move does not touch
         self._layout_said: tuple[int, tuple[str, ...]] | None = None  # the layout progress last published
@@ -546,6 +547,7 @@ class Session:
         ruling = st.apply(move, spec=spec)  # judged legal above, on this very position
         self._instructions.pop(side, None)
         plan = plan_ruling(before, self.expected_board(), ruling, move, side, st)
+        self.last_plan = plan  # a remote game's host sends it on to the seats
         self.announce(plan.event, ruling=ruling)
         for notice in plan.notices:
             self.announce(notice)

@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.club.broker import Broker
-from controller.referee.ruling_plan import plan_ruling
 from controller.referee.session import Published, Session
-from controller.rules import ARBITER, Move, new_game, redact_ruling, view
+from controller.rules import ARBITER, new_game, redact_ruling, view
 from controller.rules.say import say
 
 from .credentials import HOST, acl_file, derive_secrets, join_codes, password_file
@@ -534,7 +533,6 @@ class RemoteHost:
     def _judge(self, seat: str, frm: str, to: str) -> None:
         session = self.session
         st = session.state
-        before = session.expected_board()
         n = len(session.log)
         ply = st.ply
         session.judge_reported(frm, to)
@@ -545,22 +543,22 @@ class RemoteHost:
             for s in self.seats:
                 if s == seat:
                     self._send(s, {"type": "illegal", "from": frm, "to": to, "event": refused.for_role(s),
-                                   "target": wire_board(before)})
+                                   "target": wire_board(session.expected_board())})
                 else:
                     self._send(s, {"type": "event", "event": refused.for_role(s)})
             return
         ruling = st.history[-1]
         offers = [ev for ev in new if ev.public.get("event") in OFFERS]
-        plan = plan_ruling(before, session.expected_board(), ruling, Move(frm, to), seat, st)
+        plan = session.last_plan  # the session's own, as it published it
         fx = plan.fixup
         assert fx is not None
         self._publish_clock()
+        common = {"type": "ruling", "side": seat, "from": frm, "to": to, "ply": ruling.ply, "event": plan.event,
+                  "notices": plan.notices, "steps": fx.steps, "target": wire_board(fx.target),
+                  "involved": sorted(fx.involved), "must_lift": sorted(fx.must_lift),
+                  "result": ruling.result.to_json() if ruling.result else None}  # public: the same for every seat
         for s in self.seats:
-            self._send(s, {"type": "ruling", "side": seat, "from": frm, "to": to, "ply": ruling.ply,
-                           "event": plan.event, "notices": plan.notices, "ruling": redact_ruling(ruling, s),
-                           "steps": fx.steps, "target": wire_board(fx.target), "involved": sorted(fx.involved),
-                           "must_lift": sorted(fx.must_lift),
-                           "result": ruling.result.to_json() if ruling.result else None})
+            self._send(s, {**common, "ruling": redact_ruling(ruling, s)})
         self._forward(offers)
 
     def _forward(self, events: list[Published]) -> None:
