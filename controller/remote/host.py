@@ -54,6 +54,8 @@ log = logging.getLogger(__name__)
 FORWARDED = ("setup", "notice", "paused", "resumed", "game_over", "offer", "offer_closed", "reaction", "auto_react")
 #: what a seat is told of a ruling beside the ruling itself: its reaction offers opening and closing (to their owners)
 OFFERS = ("offer", "offer_closed")
+#: the host's session log kept in memory (its seats were told each event as a message; the journal has the game)
+KEEP_EVENTS = 32
 #: what a seat may ask of the host, the game's arbiter (its page's buttons)
 SEAT_ASKS = ("pause", "resume", "resign")
 #: the club's rule for the clocks while a side's board is away: every clock stops, or they run on
@@ -343,6 +345,7 @@ class RemoteHost:
                 self._react_auto(seat, bool(m.get("on")))
             else:
                 log.warning("from %s: unknown message type %r", seat, kind)
+            self.session.forget(KEEP_EVENTS)
         if self.session.state.phase == "over":
             self._publish_public()
 
