@@ -14,7 +14,7 @@ from controller.commands.running import stop_on_signals
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("host", help="referee a remote game: each seat plays on its own board or phone, through a broker")
-    p.add_argument("game", help="game id (stratego, luzhanqi...)")
+    p.add_argument("game", nargs="?", help="game id (stratego, luzhanqi...); not with --league")
     p.add_argument("--broker", required=True, metavar="URL", help="where the seats meet: mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
     p.add_argument("--broker-ca", metavar="FILE", help="CA certificate that signed the broker's TLS certificate (mqtts://)")
     p.add_argument("--game-id", metavar="ID", help="the game's name in topics and join codes (default GAME-NUMBER)")
@@ -34,6 +34,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--web-host", default="0.0.0.0", help="address the phone seats' pages listen on (default all)")
     p.add_argument("--web-port", type=int, default=8080, help="port of the first phone seat's page (the next one +1...)")
     p.add_argument("--qr", action="store_true", help="print the QR codes even when the output is not a terminal")
+    league = p.add_argument_group("a league on several hosts (MQTT shared subscriptions; see docs/remote.md)")
+    league.add_argument("--league", metavar="DIR", help="be one of the league's hosts: take the games the organizer "
+                        "asks for (the broker hands each to one host), their journals in DIR")
+    league.add_argument("--ask-league", action="store_true", help="the organizer: ask the league's hosts for GAME "
+                        "--game-id ID and print its join codes (nothing is hosted here)")
+    league.add_argument("--league-key", metavar="FILE", help="the league's key, shared by the organizer and every "
+                        "host (--ask-league makes it if it is missing: copy it to each host)")
+    league.add_argument("--share", default="facedown-hosts", metavar="GROUP", help="the hosts' shared subscription group")
     p.add_argument("--ready-file", help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
@@ -46,6 +54,10 @@ def run(args: argparse.Namespace) -> int:
     from controller.remote.host import RemoteHost
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.league or args.ask_league:
+        return run_league(args)
+    if not args.game:
+        raise SystemExit("facedown host: which game? e.g. facedown host stratego --broker mqtt://HOST (or --league DIR)")
     try:
         from controller.club.clock import parse_time_control
 
@@ -104,6 +116,56 @@ def run(args: argparse.Namespace) -> int:
             seat.stop()
             seat.table.stop()
         host.stop()
+    return 0
+
+
+def run_league(args: argparse.Namespace) -> int:
+    """``--league DIR``: one of a league's hosts until stopped; ``--ask-league``: the organizer's request."""
+    from controller.club.broker import parse_broker
+    from controller.commands.rules import parse_options
+    from controller.errors import FaceDownError
+    from controller.remote.league import LeagueHost, ask_for_game, read_key
+
+    if not args.league_key:
+        raise SystemExit("facedown host: a league needs --league-key FILE (the organizer's key, copied to each host)")
+    try:
+        broker = parse_broker(args.broker, ca_file=args.broker_ca)
+        key = read_key(args.league_key, create=bool(args.ask_league))
+        if args.ask_league:
+            if not args.game or not args.game_id:
+                raise SystemExit("facedown host: --ask-league needs GAME and --game-id ID")
+            by, codes = ask_for_game(broker, key, args.game, args.game_id, parse_options(args.option))
+        else:
+            server = LeagueHost(broker, key, args.league, group=args.share)
+    except FaceDownError as exc:
+        raise SystemExit(f"facedown host: {exc}") from None
+    except ConnectionError as exc:
+        print(f"facedown host: {exc}", file=sys.stderr)
+        return 2
+    qr = args.qr or sys.stdout.isatty()
+    if args.ask_league:
+        print(f"Game {args.game_id} ({args.game}) is hosted by {by}")
+        ca = f" --club-ca {args.broker_ca}" if args.broker_ca else ""
+        for seat, code in codes.items():
+            print(f"  {seat}: facedown play {args.game} --remote {broker.url()}{ca} --seat {seat} --join {code}")
+            if qr:
+                print(_qr(str(code)))
+        return 0
+    stop = stop_on_signals()
+    try:
+        server.start()
+    except ConnectionError as exc:
+        print(f"facedown host: {exc}", file=sys.stderr)
+        return 2
+    print(f"FaceDown league host {server.name} in group {args.share} on {broker.url()}: {len(server.hosts.hosts)} "
+          f"game(s) resumed, waiting for the organizer's requests", flush=True)
+    if args.ready_file:
+        Path(args.ready_file).write_text("ready\n")
+    try:
+        while not stop.wait(1.0):
+            pass
+    finally:
+        server.stop()
     return 0
 
 

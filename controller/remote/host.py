@@ -77,12 +77,13 @@ class NoBoard:
 class RemoteHost:
     """One remote game's referee (see the module docstring). ``broker`` is where the seats meet (its login is
     replaced by the host's own, derived like the seats'). ``clock``: a TimeControl (the host runs the game clock),
-    ``flag_rule`` as for the club's clocks, ``away_rule`` one of AWAY_RULES; ``now``: the clock's time source."""
+    ``flag_rule`` as for the club's clocks, ``away_rule`` one of AWAY_RULES; ``now``: the clock's time source;
+    ``key``: a league's key the seats' secrets are derived from (default the journal's own)."""
 
     def __init__(self, game: str, broker: Broker, *, journal_path: str | Path | None = None, game_id: str | None = None,
                  options: Mapping[str, Any] | None = None, new: bool = False, keep_wire: bool = False,
                  link: Link | None = None, clock: Any = None, flag_rule: str = "loses", away_rule: str = "pause",
-                 now: Any = None) -> None:
+                 now: Any = None, key: bytes | None = None) -> None:
         from controller.referee.journal import default_path
         from controller.referee.table import open_table, table_key
 
@@ -95,7 +96,10 @@ class RemoteHost:
         self.game = self.table.game
         self.seats = tuple(self.game.sides)
         self.game_id = check_name("game id", game_id or f"{self.game.id}-{self.number}")
-        self.secrets = derive_secrets(table_key(path), self.game_id, self.number, (*self.seats, HOST))
+        # each seat's secret: from the journal's key (a game of this host's own), or from a league's key (a game
+        # the league's organizer asked for, whose join codes it makes itself: controller.remote.league)
+        self.secrets = derive_secrets(table_key(path), self.game_id, self.number, (*self.seats, HOST)) if key is None \
+            else derive_secrets(key, self.game_id, 0, (*self.seats, HOST))
         self.lock = threading.RLock()
         #: each seat's messages: how many, and the latest as sealed on the wire (older ones rebuilt from the journal)
         self.outbox: dict[str, Outbox] = {s: Outbox() for s in self.seats}
@@ -578,10 +582,14 @@ class HostGroup:
     cannot see a descriptor past 1023, and a connection per game costs a thread each. The group logs in once (its
     login needs ``topic readwrite facedown/remote/#``) and hands each seat's message to its game."""
 
-    def __init__(self, broker: Broker, client_id: str = "facedown-hosts") -> None:
+    def __init__(self, broker: Broker, client_id: str = "facedown-hosts", *, every_game: bool = True) -> None:
+        """``every_game``: one subscription for every game's messages (the only host on the broker); False: each
+        game's own, made as it is added (one of several hosts sharing a league, each seeing only its games)."""
         self.hosts: dict[str, RemoteHost] = {}
-        self.link = Link(broker, client_id, {f"{ROOT}/+/in/+": self._route, f"{ROOT}/+/seen/+": self._route_seen},
-                         on_connect=self._reconnected)
+        self.every_game = every_game
+        subs = {f"{ROOT}/+/in/+": self._route, f"{ROOT}/+/seen/+": self._route_seen} if every_game else {}
+        self.link = Link(broker, client_id, subs, on_connect=self._reconnected)
+        self.routed = 0  # seats' messages this group's connection received (a league's hosts each get their own)
         self._stop = threading.Event()
         self._ticking = threading.Thread(target=self._tick_loop, name="facedown-clocks", daemon=True)
 
@@ -599,6 +607,9 @@ class HostGroup:
             host.table.stop()
             raise RemoteError(f"game id {host.game_id} is hosted here already")
         self.hosts[host.game_id] = host
+        if not self.every_game:
+            self.link.subscribe(inbox_topic(host.game_id, "+"), self._route)
+            self.link.subscribe(seen_topic(host.game_id, "+"), self._route_seen)
         host.start()
         return host
 
@@ -623,6 +634,7 @@ class HostGroup:
             host.handle_seen(topic, payload)
 
     def _route(self, topic: str, payload: bytes) -> None:
+        self.routed += 1
         parts = topic.split("/")
         host = self.hosts.get(parts[2]) if len(parts) == 5 else None
         if host is not None:
