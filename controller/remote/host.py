@@ -561,7 +561,7 @@ class RemoteHost:
         assert fx is not None
         self._publish_clock()
         common = {"type": "ruling", "side": seat, "from": frm, "to": to, "ply": ruling.ply, "event": plan.event,
-                  "notices": plan.notices, "steps": fx.steps, "target": wire_board(fx.target),
+                  "notices": plan.notices, "steps": fx.steps,  # the target board is the view's (each seat's own)
                   "involved": sorted(fx.involved), "must_lift": sorted(fx.must_lift),
                   "result": ruling.result.to_json() if ruling.result else None}  # public: the same for every seat
         for s in self.seats:

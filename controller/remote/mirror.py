@@ -43,8 +43,13 @@ def occupants(target: Mapping[str, Any]) -> dict[str, Occupant]:
     return {s: Occupant(str(o), int(u)) for s, (o, u) in target.items()}
 
 
+def view_board(seen: Mapping[str, Any]) -> dict[str, Occupant]:
+    """The board a view shows (each piece's station, owner and opaque id): after a ruling, the board it asks for."""
+    return {str(e["station"]): Occupant(str(e["owner"]), int(e["uid"])) for e in seen.get("pieces", [])}
+
+
 def wire_board(board: Mapping[str, Occupant]) -> dict[str, list[Any]]:
     return {s: [o.owner, o.uid] for s, o in board.items()}
 
 
-__all__ = ["HIDDEN", "mirror_state", "occupants", "wire_board"]
+__all__ = ["HIDDEN", "mirror_state", "occupants", "view_board", "wire_board"]

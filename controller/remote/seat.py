@@ -33,7 +33,7 @@ from controller.rules.say import say
 
 from . import commitment
 from .link import Link
-from .mirror import mirror_state, occupants
+from .mirror import mirror_state, occupants, view_board
 from .protocol import (
     JoinCode,
     RemoteError,
@@ -295,7 +295,8 @@ class RemoteSeat:
         for notice in m.get("notices") or []:
             session.announce(notice)
         result = Result(tuple(m["result"]["winners"]), m["result"]["reason"]) if m.get("result") else None
-        session.settle(m["steps"], result=result, target=occupants(m["target"]), involved=frozenset(m["involved"]),
+        target = occupants(m["target"]) if "target" in m else view_board(m["view"])
+        session.settle(m["steps"], result=result, target=target, involved=frozenset(m["involved"]),
                        must_lift=frozenset(m["must_lift"]), journal_result=False)
 
     def _wrong_move(self, side: str, done: Move) -> None:
