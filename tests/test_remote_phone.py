@@ -105,7 +105,10 @@ def browser_fix(page: Any, table: Any) -> None:
 
 
 def test_a_phone_seat_in_chromium_plays_a_remote_game(broker: Any, browser: Any, tmp_path: Path) -> None:
-    host = RemoteHost("stratego", parse_broker(broker.url), journal_path=tmp_path / "host.sqlite", game_id="ph2")
+    from controller.club.clock import TimeControl
+
+    host = RemoteHost("stratego", parse_broker(broker.url), journal_path=tmp_path / "host.sqlite", game_id="ph2",
+                      clock=TimeControl(base_s=1800, increment_s=5))
     host.start()
     codes = host.join_codes()
     red = Board("stratego", broker.url, str(codes["red"]), tmp_path)
@@ -130,6 +133,10 @@ def test_a_phone_seat_in_chromium_plays_a_remote_game(broker: Any, browser: Any,
         red.fix()
         browser_fix(page, table)  # Red's 40 tokens, tapped where the page asks
         assert table.session.pending is None
+        # both boards laid out: the host's clock runs, and the page shows it
+        page.wait_for_selector("#clock:not([hidden])")
+        wait(lambda: host.keeper.to_json()["running"] == host.session.state.turn, what="the host's clock to start")
+        assert "30:00" in page.inner_text("#clock") or "29:" in page.inner_text("#clock"), page.inner_text("#clock")
         rng = random.Random(3)
         attacks = 0
         for _ in range(40):
@@ -191,6 +198,23 @@ def test_a_phone_seat_in_chromium_plays_a_remote_game(broker: Any, browser: Any,
 
         assert audit(Seen(), host, pages) > 0  # type: ignore[arg-type]
         assert audit(red, host) > 0
+
+        # the page's own buttons: Pause stops both boards and the clocks, Resume goes on, Resign (tapped twice) ends it
+        page.wait_for_selector("#remote:not([hidden])")
+        page.click("#remote-pause")
+        wait(lambda: host.session.paused and red.session.paused and table.session.paused, what="the pause everywhere")
+        assert host.keeper.to_json()["paused"]
+        page.wait_for_selector("#remote-resume:not([disabled])")
+        page.click("#remote-resume")
+        wait(lambda: not host.session.paused and not red.session.paused and not table.session.paused, what="the resume")
+        red.fix()
+        browser_fix(page, table)
+        page.wait_for_selector("#remote-pause:not([disabled])")
+        page.click("#remote-resign")
+        assert host.session.state.phase == "play", "one tap resigned"
+        page.click("#remote-resign")
+        wait(lambda: red.session.state.phase == "over" and table.state.phase == "over", what="the resignation on both")
+        assert host.session.state.result.winners == ("red",)
         assert not errors, errors
     finally:
         server.stop()

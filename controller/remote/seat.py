@@ -235,6 +235,8 @@ class RemoteSeat:
                 told = m["event"].get("event")
                 if told in ("paused", "resumed"):  # the host paused the game: this board's readings wait too
                     session.set_paused(told == "paused")
+                    if told == "paused" and self.sent is not None and self.sent["type"] == "move":
+                        self.sent = None  # not judged during a pause: the move is made again once resumed
                 session.announce(m["event"])
                 if told == "resumed" and session.state.phase == "play":
                     session.expect_whole_board("event.resumed_board")
