@@ -60,7 +60,7 @@ def test_facedown_host_serves_a_phone_seat_and_prints_its_link_and_qr_codes(brok
     env = {"XDG_DATA_HOME": str(tmp_path / "data")}
     bad = Cli([*base, "--phone", "green"], env=env)
     assert bad.proc.wait(30) != 0 and "--phone green: stratego's seats are red, blue" in bad.output, bad.output
-    proc = Cli([*base, "--phone", "blue", "--qr", "--web-host", "127.0.0.1", "--web-port", str(port),
+    proc = Cli([*base, "--phone", "blue", "--qr", "--web-host", "127.0.0.1", "--web-port", str(port), "--clock", "15+10",
                 "--ready-file", str(tmp_path / "ready")], env=env)
     try:
         proc.wait_until(lambda: (tmp_path / "ready").exists(), "the host and blue's page", 30)
@@ -74,8 +74,14 @@ def test_facedown_host_serves_a_phone_seat_and_prints_its_link_and_qr_codes(brok
         assert qr_text(link.group(1)) in out, "blue's link has its QR code"
         html = urllib.request.urlopen(link.group(1), timeout=10).read().decode()
         assert 'name="facedown-csrf"' in html, "the link opens blue's seat page"
-        state = json.loads(urllib.request.urlopen(link.group(1).replace("/seat/", "/api/") + "/state", timeout=10).read())
+        api = link.group(1).replace("/seat/", "/api/") + "/state"
+        state = json.loads(urllib.request.urlopen(api, timeout=10).read())
         assert state["status"]["phase"] == "setup"
+        # the host's clock (--clock 15+10), shown on the page before play: not running yet
+        proc.wait_until(lambda: json.loads(urllib.request.urlopen(api, timeout=10).read())["clock"] is not None,
+                        "the host's clock on blue's page", 20)
+        clock = json.loads(urllib.request.urlopen(api, timeout=10).read())["clock"]
+        assert clock["control"]["base_s"] == 900 and clock["running"] is None and clock["left"]["red"] == 900
     finally:
         assert proc.stop() == 0
 
