@@ -212,3 +212,19 @@ def test_a_seat_pauses_resumes_and_resigns_from_its_page(broker: Any, tmp_path: 
         for b in boards.values():
             b.stop()
         host.stop()
+
+
+def test_a_table_refereed_here_has_no_remote_asks(tmp_path: Path) -> None:
+    """The asks route belongs to remote seats: a table whose referee is here says so (its arbiter pauses)."""
+    from test_web_api import csrf_of, post
+    from test_web_support import Game
+
+    from web_referee.app import create_app
+
+    g = Game("stratego", tmp_path)
+    client = create_app(g.table).test_client()
+    key = g.table.tokens["red"]
+    r = post(client, key, "/remote/pause", {}, csrf_of(client, f"/seat/{key}"))
+    assert r.status_code == 404 and "its arbiter pauses the game" in r.get_json()["error"]
+    assert client.get(f"/api/{key}/state").get_json()["remote"] is None
+    assert not g.session.paused
