@@ -8,6 +8,7 @@
    judge, journal, both seats' views and messages, publish) and the process's memory per game (RSS growth / N).
 
     python benchmarks/remote.py [--plies 30] [--delays 0,100] [--games 20] [--game-plies 20]
+    python benchmarks/remote.py --delays "" --games 20 --game-plies 400    # memory per game of long games
 
 Prints figures; asserts nothing about timing.
 """
@@ -43,6 +44,24 @@ from harness.broker import Mosquitto  # noqa: E402
 def pct(xs: list[float], p: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def settled_rss_kb(link: Any = None) -> int:
+    """The process's RSS once what it holds only in passing is gone: every message the host published handed to
+    the broker (paho keeps each until acknowledged), the garbage collected, and freed memory given back by malloc
+    (RSS is otherwise the high-water mark of the run's bursts, not what the games hold)."""
+    import ctypes
+    import gc
+
+    end = time.monotonic() + 30
+    while link is not None and link.client._out_messages and time.monotonic() < end:  # noqa: SLF001 - paho's queue
+        time.sleep(0.05)
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+    return rss_kb()
 
 
 def rss_kb() -> int:
@@ -225,12 +244,13 @@ class TimedHost(RemoteHost):
             TimedHost.move_cpu.append(time.thread_time() - t0)
 
 
-def scale_run(broker: Mosquitto, tmp: Path, games: int, plies: int, seed: int) -> tuple[list[float], float, int]:
+def scale_run(broker: Mosquitto, tmp: Path, games: int, plies: int, seed: int,
+              paced: bool = False) -> tuple[list[float], float, int]:
     import paho.mqtt.client as mqtt
 
     group = HostGroup(parse_broker(broker.url))
     group.start()
-    before = rss_kb()
+    before = settled_rss_kb()
     hosts = []
     for i in range(games):
         h = TimedHost("stratego", group.link.broker, journal_path=tmp / f"g{i}.sqlite", game_id=f"g{i}", link=group.link)
@@ -249,6 +269,7 @@ def scale_run(broker: Mosquitto, tmp: Path, games: int, plies: int, seed: int) -
             driver.publish(inbox_topic(h.game_id, side), seal(h.secrets[side], msg), qos=1)
     wait(lambda: all(h.session.state.phase == "play" for h in hosts), 60)
     t0 = time.perf_counter()
+    cpu0 = time.process_time()
     moved = 0
     for _ in range(plies):
         want = {}
@@ -262,12 +283,19 @@ def scale_run(broker: Mosquitto, tmp: Path, games: int, plies: int, seed: int) -
             driver.publish(inbox_topic(h.game_id, st.turn), seal(h.secrets[st.turn], msg), qos=1)
         wait(lambda want=want: all(h.session.state.ply >= want.get(h.game_id, 0) for h in hosts), 60)
         moved += len(want)
+        if paced:  # people move seconds apart: each round's messages are with the broker before the next round
+            wait(lambda: not group.link.client._out_messages, 60)  # noqa: SLF001 - paho's queue of unacknowledged
     wall = time.perf_counter() - t0
-    per_game = (rss_kb() - before) / games
+    process_cpu = time.process_time() - cpu0
+    peak = (rss_kb() - before) / games
+    per_game = (settled_rss_kb(group.link) - before) / games
     driver.loop_stop()
     group.stop()
-    print(f"  {games} games x {plies} plies: {moved} moves in {wall:.2f} s wall ({moved / wall:.0f} moves/s through one broker)")
-    return TimedHost.move_cpu, per_game, moved
+    print(f"  {games} games x {plies} plies: {moved} moves in {wall:.2f} s wall ({moved / wall:.0f} moves/s through one broker); "
+          f"the whole process's CPU (every thread: the host's network and journal threads, and this driver's) "
+          f"{process_cpu / max(moved, 1) * 1000:.2f} ms per move")
+    print(f"  RSS growth during the run, per game: {peak / 1024:.2f} MB (with the messages in flight to the broker)")
+    return TimedHost.move_cpu[-moved:], per_game, moved
 
 
 def main() -> None:
@@ -277,6 +305,8 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=20, help="concurrent games on one host process (the issue asks 200)")
     ap.add_argument("--game-plies", type=int, default=20, help="moves per game in the scale run")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--paced", action="store_true", help="each round of moves handed to the broker before the next "
+                    "(as people play, seconds apart), not every game's moves as fast as the host takes them")
     ap.add_argument("--nagle", action="store_true", help="leave Mosquitto's set_tcp_nodelay off (its default)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -292,11 +322,12 @@ def main() -> None:
                 print(f"  +{d:g} ms round trip per board link: p50 {statistics.median(xs):.1f} ms, "
                       f"p99 {pct(xs, 99):.1f} ms, max {max(xs):.1f} ms ({len(xs)} moves)")
             print("Many games on one host process:")
-            cpu, per_game, moved = scale_run(broker, Path(tmp), args.games, args.game_plies, args.seed)
+            cpu, per_game, moved = scale_run(broker, Path(tmp), args.games, args.game_plies, args.seed, args.paced)
             us = [x * 1e6 for x in cpu]
             print(f"  host CPU per move: mean {statistics.mean(us) / 1000:.2f} ms, p50 {statistics.median(us) / 1000:.2f} ms, "
                   f"p99 {pct(us, 99) / 1000:.2f} ms ({len(us)} moves timed)")
-            print(f"  memory: {per_game / 1024:.2f} MB RSS per game ({args.games} games)")
+            print(f"  memory: {per_game / 1024:.2f} MB RSS per game once settled ({args.games} games, {moved / args.games:.0f} plies "
+                  "each on average)")
         finally:
             broker.stop()
 

@@ -90,6 +90,23 @@ class ClockKeeper:
         with self._lock:
             return self.clock.to_json(self.now())
 
+    # ------------------------------------------------------------------ a remote game's host (no board of its own)
+    def begin(self, side: str) -> bool:
+        """Start ``side``'s time if no one's runs yet (a remote game: every board is laid out); False if it ran."""
+        with self._lock:
+            if self.clock.running is not None or self.clock.stopped:
+                return False
+            self.clock.start(side, self.now())
+            return True
+
+    def hold(self, on: bool) -> None:
+        """Freeze (``on``) or run again every clock, by the club's rule while a side is away."""
+        with self._lock:
+            if on and not self.clock.paused:
+                self.clock.pause(self.now())
+            elif not on and self.clock.paused:
+                self.clock.resume(self.now())
+
     # ------------------------------------------------------------------ the ticking thread
     def start(self) -> None:
         if self._thread is None:

@@ -21,6 +21,27 @@ def state_path(game_id: str, seat: str) -> Path:
     return Path(base) / "facedown" / f"remote-{game_id}-{seat}.json"
 
 
+def phone_seat(game_id: str, broker: Any, join: Any, *, web_host: str, port: int, prog: str = "facedown host",
+               state_dir: Path | None = None, keep_wire: bool = False) -> tuple[Any, Any, str] | None:
+    """``join``'s seat played from its page alone (a player with only a phone): a simulated board in this process,
+    its seat page served on ``web_host:port`` (``keep_wire``: keep every byte received, for audits). The seat (started), the web server (started) and the page's link;
+    None when the port cannot be had (said as ``prog: why``)."""
+    from controller.remote.seat import RemoteSeat
+    from controller.rules import load_game
+    from controller.sensing.sim import SimBoard
+
+    board = SimBoard(load_game(game_id).station_ids, settle_ms=30)
+    path = (state_dir / f"remote-{join.game_id}-{join.seat}.json") if state_dir else state_path(join.game_id, join.seat)
+    seat = RemoteSeat(game_id, broker, join, board, board_kind="sim", state_path=path, keep_wire=keep_wire)
+    server = open_web(seat.table, web_host, port, prog)
+    if server is None:
+        return None
+    seat.start()
+    seat.table.start()
+    server.start()
+    return seat, server, f"{server.base_url()}/seat/{seat.table.tokens[join.seat]}"
+
+
 def run_remote(args: argparse.Namespace, game_id: str, profile: Any, board: Any,
                read_setup_file: Callable[[str], dict[str, str]]) -> int:
     """Play ``args.seat`` of the hosted game on ``board`` (``read_setup_file``: play's reader of --setup files)."""
@@ -53,6 +74,7 @@ def run_remote(args: argparse.Namespace, game_id: str, profile: Any, board: Any,
 
     lights = station_lights(table.session, profile, board)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    stop = stop_on_signals()  # from the start: a stop while it joins is a clean stop too
     try:
         seat.start()
     except ConnectionError as exc:
@@ -82,7 +104,6 @@ def run_remote(args: argparse.Namespace, game_id: str, profile: Any, board: Any,
     table.start()
     print(f"FaceDown remote seat: {table.game.name}, seat {join.seat} of game {join.game_id} on {broker.url()}, "
           f"board {args.board}", flush=True)
-    stop = stop_on_signals()
     server = None
     try:
         if not args.no_web:

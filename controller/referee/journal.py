@@ -60,7 +60,9 @@ APPLICATION_ID = 0x46444A4E
 SCHEMA_VERSION = 3
 
 KINDS = ("game", "deploy", "move", "illegal", "arbiter", "result", "reaction")
-ARBITER_ACTIONS = ("pause", "resume", "end", "undo", "out", "repair")
+#: away/back: a remote seat's board lost its link to the host, and came back (a record: the host's clocks hold by
+#: the club's rule while a side is away)
+ARBITER_ACTIONS = ("pause", "resume", "end", "undo", "out", "repair", "away", "back")
 REACTION_ACTIONS = ("answer", "auto")
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"

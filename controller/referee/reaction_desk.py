@@ -27,6 +27,19 @@ class ReactionRefused(FaceDownError, ValueError):
         self.status = status
 
 
+def ask_changes(session: Session, steps: list[dict[str, Any]], target_board: dict[str, Occupant],
+                changed: set[str]) -> None:
+    """Ask the table for what a reaction changed (``steps``, to reach ``target_board``), beside any fix-up still
+    under way (whose steps stay asked, but for the ``changed`` stations, whose steps are the reaction's now)."""
+    waiting = session.recognizer.fixup_target()
+    involved = session.recognizer.fixup_involved()
+    must_lift = frozenset(waiting[1] & set(target_board)) if waiting else frozenset()
+    if waiting and session.pending is not None:
+        steps = [*(s for s in session.pending.steps if s.get("station") not in changed), *steps]
+    session.settle(steps, target=target_board, must_lift=must_lift, asked=True,
+                   involved=None if involved is None else frozenset(involved | changed))
+
+
 class ReactionDesk:
     """Reactions for one session (see the module docstring); every method runs under the session's lock."""
 
@@ -101,16 +114,7 @@ class ReactionDesk:
             target_board = session.expected_board()
             changed = {s for s in set(before) | set(target_board) if before.get(s) != target_board.get(s)}
             if changed:
-                steps = fixup_steps(before, target_board, changed, Occupant(side, -1))
-                waiting = session.recognizer.fixup_target()
-                involved = session.recognizer.fixup_involved()
-                must_lift = frozenset(waiting[1] & set(target_board)) if waiting else frozenset()
-                if waiting and session.pending is not None:
-                    # a fix-up still under way: its steps stay asked beside the reaction's (but for the stations the
-                    # reaction changed, whose steps are the reaction's now)
-                    steps = [*(s for s in session.pending.steps if s.get("station") not in changed), *steps]
-                session.settle(steps, target=target_board, must_lift=must_lift, asked=True,
-                               involved=None if involved is None else frozenset(involved | changed))
+                ask_changes(session, fixup_steps(before, target_board, changed, Occupant(side, -1)), target_board, changed)
             return {"offer": offer_id, "accepted": accept, "acted": acted}
 
     def set_automatic(self, side: str, on: bool) -> None:

@@ -6,7 +6,8 @@ Replay rules, in journal order:
   the journal kept its file (``gamefile.journaled``), else the game id is loaded.
 - ``deploy``: one side's deployment; play starts when every side has deployed.
 - ``move``: judged by the engine; it must be the journaled side's turn and a legal move.
-- ``illegal``, ``arbiter`` pause/resume: a record only; they change nothing.
+- ``illegal``, ``arbiter`` pause/resume, away/back (a remote seat's link lost and back): a record only; they change
+  nothing.
 - ``arbiter`` repair: the arbiter's decision to go on from the last intact event of a damaged game; the journal
   leaves the damaged events it set aside out of the game's events (controller.referee.chain), so it changes nothing.
 - ``arbiter`` undo: takes back the last accepted move (and any end of the game recorded after it: the game
@@ -80,7 +81,7 @@ def effective(events: Iterable[Event]) -> list[Event]:
                     raise ReplayError(ev.seq, "undo with no accepted move to take back")
                 out.pop()
                 out.extend(reversed(standing))
-            elif action not in ("pause", "resume", "repair"):
+            elif action not in ("pause", "resume", "repair", "away", "back"):
                 raise ReplayError(ev.seq, f"unknown arbiter action {action!r}")
         elif ev.kind != "illegal":
             raise ReplayError(ev.seq, f"unknown event kind {ev.kind!r}")

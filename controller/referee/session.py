@@ -127,6 +127,7 @@ class Session:
         self.use_tags = use_tags
         self.uid_tags: dict[int, str] = dict(uid_tags or {})
         self.log: list[Published] = []
+        self._forgotten = 0  # events let go from the front of the log (forget): the log holds seq forgotten+1...
         self._subscribers: list[Callable[[Published], None]] = []
         self._occupancy_watchers: list[Callable[[frozenset[str]], None]] = []
         self._lock = threading.RLock()
@@ -143,6 +144,7 @@ class Session:
         #: a remote seat's mirror (controller.remote): a recognized move is handed to this instead of judged here
         #: (the host judges it); it answers False when the move cannot be taken now, which is then a mismatch
         self.judge_remotely: Callable[[str, Move], bool] | None = None
+        self.last_plan: Any = None  # the latest ruling's plan (event, notices, fix-up), as published
         self.computer_sides: set[str] = set()  # the sides a computer seat plays (their tokens are all alike)
         self._wrong_lifted: frozenset[str] = frozenset()  # tokens lifted that the instructed move does not touch
         self._layout_said: tuple[int, tuple[str, ...]] | None = None  # the layout progress last published
@@ -171,7 +173,16 @@ class Session:
     def since(self, seq: int) -> list[Published]:
         """Every event published after sequence number ``seq`` (0: all), read safely from any thread."""
         with self._lock:
-            return self.log[max(seq, 0):]
+            return self.log[max(seq - self._forgotten, 0):]
+
+    def forget(self, keep: int) -> None:
+        """Let go of all but the latest ``keep`` events of the log (a remote game's host, which serves no page from
+        it: its seats got them as messages, and its journal has the game); numbering goes on."""
+        with self._lock:
+            drop = len(self.log) - keep
+            if drop > 0:
+                del self.log[:drop]
+                self._forgotten += drop
 
     def notice(self, message: Say | str, **extra: Any) -> Published:
         """Publish a public notice (a clock running low...): announcers say it, pages show it, the club bus carries it.
@@ -191,7 +202,7 @@ class Session:
         if not self._lock.acquire(timeout=-1 if lock_timeout is None else lock_timeout):
             return None
         try:
-            event = Published(len(self.log) + 1, dict(public), ruling, audience, detail)
+            event = Published(self._forgotten + len(self.log) + 1, dict(public), ruling, audience, detail)
             self.log.append(event)
             for fn in list(self._subscribers):
                 fn(event)
@@ -547,6 +558,7 @@ class Session:
         ruling = st.apply(move, spec=spec)  # judged legal above, on this very position
         self._instructions.pop(side, None)
         plan = plan_ruling(before, self.expected_board(), ruling, move, side, st)
+        self.last_plan = plan  # a remote game's host sends it on to the seats
         self.announce(plan.event, ruling=ruling)
         for notice in plan.notices:
             self.announce(notice)

@@ -66,6 +66,7 @@ class Table:
     profile: Any = None
     announcers: list[Any] = field(default_factory=list)
     clock: Any = None  # a club ClockKeeper when the game is played on the clock (pages show it)
+    remote: Any = None  # a remote seat (controller.remote.seat) whose host referees: the page's asks go to it
     journal_lock: Any = None  # the JournalLock this process holds on the journal, released by stop()
     supervisor: Any = None  # the Supervisor that stops the referee visibly on an unexpected error (start() makes one)
     #: Seats a bot plays {side: bot name}: they have no token, so no link, page, QR code or API route opens their view
@@ -86,6 +87,8 @@ class Table:
         return self.session.view(role, {
             # the game clock, when the club plays on one: each side's time left and whose is running (public)
             "clock": self.clock.to_json() if self.clock is not None else None,
+            # a remote seat: the game's id and what its page may ask the host (pause, resume, resign)
+            "remote": self.remote.page_info() if self.remote is not None else None,
             # the referee's health, for every role: why it stopped (or None), and the link to the board's sensors
             **self.health(),
         })

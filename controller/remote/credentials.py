@@ -41,14 +41,15 @@ def password_file(game_id: str, secrets_: dict[str, str]) -> str:
 
 def acl_file(game_id: str, seats: Sequence[str]) -> str:
     """The Mosquitto ACL of one game: the host reads and writes the game's topics; each seat writes its own inbox
-    and its salts after the game, and reads only its own outbox and sync, the game's public topics and the host's
+    (and its presence) and its salts after the game, and reads only its own outbox and sync, the game's public topics and the host's
     presence."""
     base = f"{ROOT}/{game_id}"
     out = [f"# FaceDown remote game {game_id}", f"user {broker_user(game_id, HOST)}", f"topic readwrite {base}/#", ""]
     for s in seats:
         out += [f"user {broker_user(game_id, s)}", f"topic write {base}/in/{s}", f"topic read {base}/out/{s}",
                 f"topic read {base}/sync/{s}", f"topic read {base}/public/#",
-                f"topic write {base}/public/salts-{s}", f"topic read {base}/presence", ""]
+                f"topic write {base}/public/salts-{s}", f"topic read {base}/presence",
+                f"topic write {base}/seen/{s}", ""]
     return "\n".join(out)
 
 

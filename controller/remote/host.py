@@ -6,7 +6,12 @@ seat's sync topic, so a board that (re)starts knows where the game is, and ``hel
 handled brings every message it missed, exactly once each. The outbox is a pure function of the journal: a
 restarted host replays its journal through the very code that made the messages live, so it rebuilds the same
 numbered messages and goes on; a move a board sends twice (a resend after a lost link) is judged once, because a
-move counts only for the ply and the try it names."""
+move counts only for the ply and the try it names.
+
+The game clock, when there is one, is the host's: it starts once every board is laid out, is pressed with each
+ruling (the reading journaled with the move), holds by the club's rule while a side's board is away (its retained
+presence, the broker's last will saying when its link is lost), and a flag that falls ends the game here. Its
+reading is public and retained (``public/clock``): each board counts the running side's time down from it."""
 
 from __future__ import annotations
 
@@ -18,14 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from controller.club.broker import Broker
-from controller.referee.ruling_plan import plan_ruling
 from controller.referee.session import Published, Session
-from controller.rules import ARBITER, Move, new_game, redact_ruling, view
+from controller.rules import ARBITER, new_game, redact_ruling, view
+from controller.rules.say import say
 
 from .credentials import HOST, acl_file, derive_secrets, join_codes, password_file
 from .link import Link
 from .mirror import wire_board
+from .outbox import Outbox
 from .protocol import (
+    ROOT,
     JoinCode,
     RemoteError,
     broker_user,
@@ -36,6 +43,7 @@ from .protocol import (
     public_topic,
     seal,
     seat_of_inbox,
+    seen_topic,
     sync_topic,
     unseal,
 )
@@ -43,7 +51,15 @@ from .protocol import (
 log = logging.getLogger(__name__)
 
 #: the host's own events a seat is told about as they are (the rest it makes itself: fix-ups, turns, lay-out)
-FORWARDED = ("setup", "notice", "paused", "resumed", "game_over")
+FORWARDED = ("setup", "notice", "paused", "resumed", "game_over", "offer", "offer_closed", "reaction", "auto_react")
+#: what a seat is told of a ruling beside the ruling itself: its reaction offers opening and closing (to their owners)
+OFFERS = ("offer", "offer_closed")
+#: the host's session log kept in memory (its seats were told each event as a message; the journal has the game)
+KEEP_EVENTS = 32
+#: what a seat may ask of the host, the game's arbiter (its page's buttons)
+SEAT_ASKS = ("pause", "resume", "resign")
+#: the club's rule for the clocks while a side's board is away: every clock stops, or they run on
+AWAY_RULES = ("pause", "run")
 
 
 def _count(value: Any) -> int:
@@ -60,36 +76,52 @@ class NoBoard:
 
 class RemoteHost:
     """One remote game's referee (see the module docstring). ``broker`` is where the seats meet (its login is
-    replaced by the host's own, derived like the seats')."""
+    replaced by the host's own, derived like the seats'). ``clock``: a TimeControl (the host runs the game clock),
+    ``flag_rule`` as for the club's clocks, ``away_rule`` one of AWAY_RULES; ``now``: the clock's time source;
+    ``key``: a league's key the seats' secrets are derived from (default the journal's own)."""
 
     def __init__(self, game: str, broker: Broker, *, journal_path: str | Path | None = None, game_id: str | None = None,
                  options: Mapping[str, Any] | None = None, new: bool = False, keep_wire: bool = False,
-                 link: Link | None = None) -> None:
+                 link: Link | None = None, clock: Any = None, flag_rule: str = "loses", away_rule: str = "pause",
+                 now: Any = None, key: bytes | None = None) -> None:
         from controller.referee.journal import default_path
         from controller.referee.table import open_table, table_key
 
+        if away_rule not in AWAY_RULES:
+            raise RemoteError(f"away rule {away_rule!r}: expected one of {', '.join(AWAY_RULES)}")
         path = Path(journal_path) if journal_path else default_path()
         self.table = open_table(game, board=NoBoard(), board_kind="remote", journal_path=path, options=options,
                                 resume=not new)
-        from controller.rules.reactions import asks
-
-        if asks(self.table.state):
-            self.table.stop()
-            raise RemoteError(f"{self.table.game.id} with reactions: ask offers optional reactions to their owners, which "
-                              "remote seats cannot answer yet: play it with -o reactions=automatic")
         self.number = int(self.table.game_id or 0)
         self.game = self.table.game
         self.seats = tuple(self.game.sides)
         self.game_id = check_name("game id", game_id or f"{self.game.id}-{self.number}")
-        self.secrets = derive_secrets(table_key(path), self.game_id, self.number, (*self.seats, HOST))
+        # each seat's secret: from the journal's key (a game of this host's own), or from a league's key (a game
+        # the league's organizer asked for, whose join codes it makes itself: controller.remote.league)
+        self.secrets = derive_secrets(table_key(path), self.game_id, self.number, (*self.seats, HOST)) if key is None \
+            else derive_secrets(key, self.game_id, 0, (*self.seats, HOST))
         self.lock = threading.RLock()
-        #: each seat's messages as sealed on the wire (bytes: a fraction of the memory of the message objects)
-        self.outbox: dict[str, list[bytes]] = {s: [] for s in self.seats}
+        #: each seat's messages: how many, and the latest as sealed on the wire (older ones rebuilt from the journal)
+        self.outbox: dict[str, Outbox] = {s: Outbox() for s in self.seats}
         self.commit_path = path.with_name(f"{path.name}.remote-{self.game_id}.json")
         self.commitments: dict[str, dict[str, str]] = self._load_commitments()
         self.publishing = False
         self._attempts: dict[tuple[str, int], int] = {}  # (seat, ply) -> refused tries
+        self.away_rule = away_rule
+        self.away: set[str] = set()  # the seats whose boards are away now (journaled, so replayed too)
+        self.here: dict[str, str] = {}  # seat -> the connection its board said it is here on
+        self.ready: set[str] = set()  # the seats whose boards said they are laid out (the clock starts then)
+        self.keeper: Any = None
         self.session = self._replay()
+        if clock is not None:
+            from controller.club.keeper import ClockKeeper, journaled_clock
+
+            # a resumed game's clock goes on from the journal's last reading, held again if a side is still away
+            self.keeper = ClockKeeper(self.session, clock, flag_rule=flag_rule, readings=journaled_clock(self.table),
+                                      **({"now": now} if now is not None else {}))
+            self._hold_clock()
+        self._ticking: threading.Thread | None = None
+        self._stop_ticking = threading.Event()
         self.own_link = link is None
         if link is not None:  # one of a HostGroup's games: its connection is shared
             self.broker = link.broker
@@ -97,7 +129,8 @@ class RemoteHost:
             return
         self.broker = Broker(broker.host, broker.port, broker.tls, broker_user(self.game_id, HOST), self.secrets[HOST],
                              broker.ca_file)
-        self.link = Link(self.broker, f"facedown-host-{self.game_id}", {inbox_topic(self.game_id, "+"): self.handle},
+        self.link = Link(self.broker, f"facedown-host-{self.game_id}", {inbox_topic(self.game_id, "+"): self.handle,
+                                                                         seen_topic(self.game_id, "+"): self.handle_seen},
                          on_connect=self.reconnected, will=(presence_topic(self.game_id), b'{"host":"offline"}'),
                          keep_wire=keep_wire)
 
@@ -126,14 +159,27 @@ class RemoteHost:
         self.publishing = True
         if self.own_link:
             self.link.start(timeout)
+            if self.keeper is not None:
+                self._ticking = threading.Thread(target=self._tick_loop, name=f"facedown-clock-{self.game_id}", daemon=True)
+                self._ticking.start()
         elif self.link.connected.is_set():
             self.reconnected()
 
     def stop(self) -> None:
+        self._stop_ticking.set()
+        if self._ticking is not None:
+            self._ticking.join(timeout=2)
         self.link.publish(presence_topic(self.game_id), b'{"host":"offline"}', retain=True)
         if self.own_link:
             self.link.stop()
         self.table.stop()
+
+    def _tick_loop(self) -> None:
+        while not self._stop_ticking.wait(0.1):
+            try:
+                self.tick()
+            except Exception:  # a clock fault must never stop the referee
+                log.exception("the game clock failed")
 
     def reconnected(self) -> None:
         """After each (re)connect: online, each seat's latest message retained again, the public topics."""
@@ -144,6 +190,7 @@ class RemoteHost:
             for seat in self.seats:
                 self._publish_sync(seat)
             self._publish_public()
+            self._publish_clock()
 
     # ------------------------------------------------------------------ the journal, replayed
     def _replay(self) -> Session:
@@ -158,7 +205,18 @@ class RemoteHost:
                 self._deploy(ev.data["side"], dict(ev.data["placement"]), replay=True)
             elif ev.kind in ("move", "illegal"):
                 self._judge(ev.data["side"], ev.data["from"], ev.data["to"])
-            elif ev.kind in ("result", "reaction") or (ev.kind == "arbiter" and ev.data.get("action") in ("pause", "resume")):
+            elif ev.kind == "arbiter" and ev.data.get("action") in ("away", "back"):
+                self._seen(str(ev.data.get("seat")), ev.data["action"] == "away", replay=True)
+            elif ev.kind == "arbiter" and ev.data.get("action") == "end":
+                result = ev.data["result"]
+                self._end(tuple(result["winners"]), result["reason"])
+            elif ev.kind == "arbiter" and ev.data.get("action") in ("pause", "resume"):
+                self._pause(ev.data["action"] == "pause")
+            elif ev.kind == "reaction" and ev.data.get("action") == "answer":
+                self._react(ev.data["side"], ev.data, replay=True)
+            elif ev.kind == "reaction" and ev.data.get("action") == "auto":
+                self._react_auto(ev.data["side"], bool(ev.data.get("auto")))
+            elif ev.kind == "result":
                 continue
             else:
                 raise RemoteError(f"journal event {ev.seq} ({ev.kind} {ev.data.get('action', '')}): a remote game's host "
@@ -200,13 +258,41 @@ class RemoteHost:
 
     def _publish_sync(self, seat: str) -> None:
         """Retain the seat's latest message (message 0, the options and view, before any was sent)."""
-        latest = self.outbox[seat][-1] if self.outbox[seat] else seal(self.secrets[seat], {
+        latest = self.outbox[seat].latest() or seal(self.secrets[seat], {
             "type": "none", "seq": 0, "game": self.game_id, "view": view(self.session.state, seat), "tries": 0})
         self.link.publish(sync_topic(self.game_id, seat), latest, retain=True)
 
     def _resend(self, seat: str, have: int) -> None:
-        for payload in self.outbox[seat][max(have, 0):]:
+        for payload in self.messages(seat, have):
             self.link.publish(outbox_topic(self.game_id, seat), payload)
+
+    def messages(self, seat: str, after: int = 0) -> list[bytes]:
+        """``seat``'s messages after number ``after``, as sealed: the latest from memory, older ones rebuilt by
+        replaying the journal through the same handlers (the host's messages are a pure function of it)."""
+        with self.lock:
+            kept = self.outbox[seat].after(after)
+            if kept is not None:
+                return kept
+            return self._rebuilt()[seat].after(after) or []
+
+    def _rebuilt(self) -> dict[str, Outbox]:
+        """Every seat's messages from the start, replayed from the journal into a scratch session (the game's own
+        is left as it is)."""
+        saved = (self.session, self.outbox, dict(self._attempts), set(self.away), self.publishing)
+        self.outbox = {s: Outbox(None) for s in self.seats}
+        self.publishing = False
+        try:
+            self._replay()
+            return self.outbox
+        finally:
+            self.session, self.outbox, self._attempts, self.away, self.publishing = saved
+
+    def _publish_clock(self) -> None:
+        """The clock's reading, public and retained: each board counts the running side's time down from it."""
+        if self.keeper is None or not self.publishing:
+            return
+        body = json.dumps({"game": self.game_id, "clock": self.keeper.to_json()}, sort_keys=True).encode()
+        self.link.publish(public_topic(self.game_id, "clock"), body, retain=True)
 
     def _publish_public(self) -> None:
         if not self.publishing:
@@ -253,10 +339,163 @@ class RemoteHost:
                 self._deploy(seat, m.get("placement"), commitment=m.get("commit"), have=_count(m.get("have")))
             elif kind == "move":
                 self._move(seat, m)
+            elif kind == "ready":
+                self._ready(seat)
+            elif kind == "ask":
+                self._ask(seat, m.get("action"))
+            elif kind == "react":
+                self._react(seat, m)
+            elif kind == "react_auto":
+                self._react_auto(seat, bool(m.get("on")))
             else:
                 log.warning("from %s: unknown message type %r", seat, kind)
+            self.session.forget(KEEP_EVENTS)
         if self.session.state.phase == "over":
             self._publish_public()
+
+    # ------------------------------------------------------------------ the clock, and a side away
+    def handle_seen(self, topic: str, payload: bytes) -> None:
+        """A seat's board says it is here (on each connect) or the broker says, by its last will, it is away."""
+        seat = seat_of_inbox(self.game_id, topic, "seen")
+        if seat not in self.seats:
+            return
+        try:
+            m = unseal(self.secrets[seat], payload)
+        except RemoteError as exc:
+            log.warning("presence of %s: %s", seat, exc)
+            return
+        conn = str(m.get("conn"))
+        with self.lock, self.session.lock:
+            if m["type"] == "here":
+                self.here[seat] = conn
+                away = False
+            elif m["type"] == "away" and self.here.get(seat, conn) == conn:
+                away = True  # (the last will of a connection replaced since is stale: ignored)
+            else:
+                return
+            if away != (seat in self.away):
+                self._seen(seat, away)
+
+    def _seen(self, seat: str, away: bool, *, replay: bool = False) -> None:
+        """``seat``'s board went away or came back: journaled, told to every seat, the clock held by the rule."""
+        if seat not in self.seats:
+            return
+        if not replay:
+            self.session.record_arbiter({"action": "away" if away else "back", "seat": seat})
+        (self.away.add if away else self.away.discard)(seat)
+        held = self.away_rule == "pause" and bool(self.away)
+        code = ("remote.away_held" if held else "remote.away") if away else ("remote.back_held" if held else "remote.back")
+        for s in self.seats:
+            self._send(s, {"type": "event", "event": {"event": "notice", "kind": "away" if away else "back",
+                                                      "player": seat, "held": held, "say": say(code, player=seat)}})
+        if not replay:
+            self._hold_clock()
+
+    def _hold_clock(self) -> None:
+        if self.keeper is not None:
+            self.keeper.hold(self.away_rule == "pause" and bool(self.away) or self.session.paused)
+            self._publish_clock()
+
+    def _ready(self, seat: str) -> None:
+        """``seat``'s board is laid out: the first side's time runs once every board is."""
+        st = self.session.state
+        if st.phase != "play" or st.ply != 0 or st.turn is None:
+            return
+        self.ready.add(seat)
+        if self.keeper is not None and self.ready >= set(self.seats) and self.keeper.begin(st.turn):
+            self._hold_clock()
+
+    def tick(self) -> None:
+        """Look at the clock once: a flag that fell ends the game (journaled, every seat told)."""
+        if self.keeper is None:
+            return
+        with self.lock:
+            if self.session.state.phase != "play":
+                return
+            n = len(self.session.log)
+            self.keeper.tick()
+            if self.session.state.phase == "over":
+                self._ended(self.session.log[n:])
+        if self.session.state.phase == "over":
+            self._publish_public()
+            self._publish_clock()
+
+    # ------------------------------------------------------------------ what a seat may ask of the referee
+    def _ask(self, seat: str, action: Any) -> None:
+        """A seat's ask: ``pause`` or ``resume`` the game (either seat: the players agree by voice), or ``resign``
+        (the other sides win). Journaled as the arbiter's action (the host is the arbiter), told to every seat."""
+        st = self.session.state
+        if st.phase != "play" or action not in SEAT_ASKS:
+            log.warning("from %s: ask %r refused (%s)", seat, action, st.phase)
+            return
+        if action == "resign":
+            self._end(tuple(s for s in self.seats if s != seat), say("verdict.resigned", side=seat))
+        else:
+            self._pause(action == "pause")
+        self._publish_clock()
+
+    def _react(self, seat: str, m: Mapping[str, Any], *, replay: bool = False) -> None:
+        """``seat`` answers its reaction offer: judged here (the reaction desk's, journaled live), the outcome told
+        to each seat as it may know it, with what the reaction changed on the board for every board to do."""
+        from controller.referee.reaction_desk import ReactionRefused
+        from controller.referee.recognizer import Occupant
+        from controller.referee.steps import fixup_steps
+
+        session = self.session
+        offer, accept = m.get("offer"), m.get("accept")
+        if not isinstance(offer, int) or isinstance(offer, bool) or not isinstance(accept, bool):
+            log.warning("from %s: a reaction answer without its offer and answer: ignored", seat)
+            return
+        if not replay and m.get("ply") != session.state.ply:
+            return  # an answer to an offer that lapsed with a move since
+        before = session.expected_board()
+        n = len(session.log)
+        target = m.get("target") if isinstance(m.get("target"), str) else None
+        try:
+            session.answer_reaction(seat, offer, accept, target=target)
+        except ReactionRefused as exc:
+            log.warning("from %s: %s", seat, exc)
+            return
+        new = session.log[n:]
+        after = session.expected_board()
+        changed = {s for s in set(before) | set(after) if before.get(s) != after.get(s)}
+        steps = fixup_steps(before, after, changed, Occupant(seat, -1)) if changed else []
+        for s in self.seats:
+            told = [ev.for_role(s) for ev in new if ev.public.get("event") in FORWARDED and (not ev.audience or s in ev.audience)]
+            self._send(s, {"type": "reacted", "side": seat, "events": told, "steps": steps, "target": wire_board(after),
+                           "changed": sorted(changed)})
+
+    def _react_auto(self, seat: str, on: bool) -> None:
+        from controller.referee.reaction_desk import ReactionRefused
+
+        n = len(self.session.log)
+        try:
+            self.session.set_react_automatically(seat, on)
+        except ReactionRefused as exc:
+            log.warning("from %s: %s", seat, exc)
+            return
+        self._forward(self.session.log[n:])
+
+    def _pause(self, on: bool) -> None:
+        """Pause or resume the game (the arbiter desk's, so journaled live; replayed with the journal detached)."""
+        n = len(self.session.log)
+        if on:
+            self.session.pause()
+        else:
+            self.session.resume()
+        self._forward(self.session.log[n:])
+
+    def _end(self, winners: tuple[str, ...], reason: Any) -> None:
+        """The arbiter's end of the game (a flag fallen), replayed from the journal."""
+        n = len(self.session.log)
+        self.session.end(winners, reason)
+        self._ended(self.session.log[n:])
+
+    def _ended(self, events: list[Published]) -> None:
+        for ev in events:
+            if ev.public.get("event") == "game_over":
+                for s in self.seats:
+                    self._send(s, {"type": "over", "event": ev.for_role(s)})
 
     def _deploy(self, seat: str, placement: Any, *, commitment: Any = None, replay: bool = False, have: int = 0) -> None:
         st = self.session.state
@@ -292,7 +531,7 @@ class RemoteHost:
         if not isinstance(frm, str) or not isinstance(to, str):
             log.warning("from %s: a move whose stations are not station ids: ignored", seat)
             return
-        if st.phase != "play" or st.turn != seat or m.get("ply") != st.ply or m.get("try") != self._tries(seat) \
+        if st.phase != "play" or self.session.paused or st.turn != seat or m.get("ply") != st.ply or m.get("try") != self._tries(seat) \
                 or frm not in self.game.station_by_id or to not in self.game.station_by_id:
             self._resend(seat, _count(m.get("have")))  # stale (judged already) or out of turn: what it missed
             return
@@ -301,7 +540,6 @@ class RemoteHost:
     def _judge(self, seat: str, frm: str, to: str) -> None:
         session = self.session
         st = session.state
-        before = session.expected_board()
         n = len(session.log)
         ply = st.ply
         session.judge_reported(frm, to)
@@ -312,20 +550,23 @@ class RemoteHost:
             for s in self.seats:
                 if s == seat:
                     self._send(s, {"type": "illegal", "from": frm, "to": to, "event": refused.for_role(s),
-                                   "target": wire_board(before)})
+                                   "target": wire_board(session.expected_board())})
                 else:
                     self._send(s, {"type": "event", "event": refused.for_role(s)})
             return
         ruling = st.history[-1]
-        plan = plan_ruling(before, session.expected_board(), ruling, Move(frm, to), seat, st)
+        offers = [ev for ev in new if ev.public.get("event") in OFFERS]
+        plan = session.last_plan  # the session's own, as it published it
         fx = plan.fixup
         assert fx is not None
+        self._publish_clock()
+        common = {"type": "ruling", "side": seat, "from": frm, "to": to, "ply": ruling.ply, "event": plan.event,
+                  "notices": plan.notices, "steps": fx.steps,  # the target board is the view's (each seat's own)
+                  "involved": sorted(fx.involved), "must_lift": sorted(fx.must_lift),
+                  "result": ruling.result.to_json() if ruling.result else None}  # public: the same for every seat
         for s in self.seats:
-            self._send(s, {"type": "ruling", "side": seat, "from": frm, "to": to, "ply": ruling.ply,
-                           "event": plan.event, "notices": plan.notices, "ruling": redact_ruling(ruling, s),
-                           "steps": fx.steps, "target": wire_board(fx.target), "involved": sorted(fx.involved),
-                           "must_lift": sorted(fx.must_lift),
-                           "result": ruling.result.to_json() if ruling.result else None})
+            self._send(s, {**common, "ruling": redact_ruling(ruling, s)})
+        self._forward(offers)
 
     def _forward(self, events: list[Published]) -> None:
         for ev in events:
@@ -341,15 +582,21 @@ class HostGroup:
     cannot see a descriptor past 1023, and a connection per game costs a thread each. The group logs in once (its
     login needs ``topic readwrite facedown/remote/#``) and hands each seat's message to its game."""
 
-    def __init__(self, broker: Broker, client_id: str = "facedown-hosts") -> None:
-        from .protocol import ROOT
-
+    def __init__(self, broker: Broker, client_id: str = "facedown-hosts", *, every_game: bool = True) -> None:
+        """``every_game``: one subscription for every game's messages (the only host on the broker); False: each
+        game's own, made as it is added (one of several hosts sharing a league, each seeing only its games)."""
         self.hosts: dict[str, RemoteHost] = {}
-        self.link = Link(broker, client_id, {f"{ROOT}/+/in/+": self._route}, on_connect=self._reconnected)
+        self.every_game = every_game
+        subs = {f"{ROOT}/+/in/+": self._route, f"{ROOT}/+/seen/+": self._route_seen} if every_game else {}
+        self.link = Link(broker, client_id, subs, on_connect=self._reconnected)
+        self.routed = 0  # seats' messages this group's connection received (a league's hosts each get their own)
+        self._stop = threading.Event()
+        self._ticking = threading.Thread(target=self._tick_loop, name="facedown-clocks", daemon=True)
 
     def start(self, timeout: float = 10.0) -> None:
         """Connect first, so the connection's descriptor is a low one whatever the games open after it."""
         self.link.start(timeout)
+        self._ticking.start()  # one thread looks at every game's clock
 
     def add(self, game: str, **kwargs: Any) -> RemoteHost:
         """Host one more game (``kwargs`` as for RemoteHost: journal_path, game_id, options, new)."""
@@ -360,15 +607,34 @@ class HostGroup:
             host.table.stop()
             raise RemoteError(f"game id {host.game_id} is hosted here already")
         self.hosts[host.game_id] = host
+        if not self.every_game:
+            self.link.subscribe(inbox_topic(host.game_id, "+"), self._route)
+            self.link.subscribe(seen_topic(host.game_id, "+"), self._route_seen)
         host.start()
         return host
 
     def stop(self) -> None:
+        self._stop.set()
         for host in self.hosts.values():
             host.stop()
         self.link.stop()
 
+    def _tick_loop(self) -> None:
+        while not self._stop.wait(0.1):
+            for host in list(self.hosts.values()):
+                try:
+                    host.tick()
+                except Exception:  # one game's clock fault must never stop the others
+                    log.exception("the game clock of %s failed", host.game_id)
+
+    def _route_seen(self, topic: str, payload: bytes) -> None:
+        parts = topic.split("/")
+        host = self.hosts.get(parts[2]) if len(parts) == 5 else None
+        if host is not None:
+            host.handle_seen(topic, payload)
+
     def _route(self, topic: str, payload: bytes) -> None:
+        self.routed += 1
         parts = topic.split("/")
         host = self.hosts.get(parts[2]) if len(parts) == 5 else None
         if host is not None:

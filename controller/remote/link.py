@@ -13,6 +13,13 @@ from controller.club.broker import Broker, make_client
 log = logging.getLogger(__name__)
 
 
+def _unshared(topic_filter: str) -> str:
+    """A filter as messages match it: ``$share/GROUP/FILTER`` (an MQTT shared subscription) is FILTER."""
+    if topic_filter.startswith("$share/"):
+        return topic_filter.split("/", 2)[2] if topic_filter.count("/") >= 2 else topic_filter
+    return topic_filter
+
+
 class Link:
     """``subscriptions``: topic filter -> handler(topic, payload); ``on_connect`` runs after each (re)connect."""
 
@@ -43,6 +50,12 @@ class Link:
     def stop(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+
+    def subscribe(self, topic: str, handler: Callable[[str, bytes], None]) -> None:
+        """Hand ``topic``'s messages to ``handler`` from now on (and after every reconnect)."""
+        self.subscriptions = {**self.subscriptions, topic: handler}  # a new dict: the network thread reads the old
+        if self.connected.is_set():
+            self.client.subscribe(topic, qos=1)
 
     def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
         self.client.publish(topic, payload, qos=1, retain=retain)
@@ -75,7 +88,7 @@ class Link:
         if self.wire is not None:
             self.wire.append((msg.topic, bytes(msg.payload)))
         for sub, handler in self.subscriptions.items():
-            if self._matches(sub, msg.topic):
+            if self._matches(_unshared(sub), msg.topic):
                 try:
                     handler(msg.topic, bytes(msg.payload))
                 except Exception:  # a bad message must never stop the game

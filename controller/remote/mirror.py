@@ -10,6 +10,7 @@ from typing import Any
 from controller.referee.recognizer import Occupant
 from controller.rules import GameDef, GameState, Result
 from controller.rules.base import Piece
+from controller.rules.reactions import mirror_offers
 
 #: the kind a mirror gives a piece its seat may not know (never shown: the view leaves unknown kinds out)
 HIDDEN = "?"
@@ -32,6 +33,8 @@ def mirror_state(game: GameDef, seen: Mapping[str, Any], seat: str) -> GameState
     result = seen.get("result")
     if result:
         st.result = Result(tuple(result["winners"]), result["reason"])
+    if "offers" in seen:  # reactions: ask: this seat's open offers as the host told them
+        mirror_offers(st, seat, seen["offers"], bool(seen.get("react_automatically")))
     return st
 
 
@@ -40,8 +43,13 @@ def occupants(target: Mapping[str, Any]) -> dict[str, Occupant]:
     return {s: Occupant(str(o), int(u)) for s, (o, u) in target.items()}
 
 
+def view_board(seen: Mapping[str, Any]) -> dict[str, Occupant]:
+    """The board a view shows (each piece's station, owner and opaque id): after a ruling, the board it asks for."""
+    return {str(e["station"]): Occupant(str(e["owner"]), int(e["uid"])) for e in seen.get("pieces", [])}
+
+
 def wire_board(board: Mapping[str, Occupant]) -> dict[str, list[Any]]:
     return {s: [o.owner, o.uid] for s, o in board.items()}
 
 
-__all__ = ["HIDDEN", "mirror_state", "occupants", "wire_board"]
+__all__ = ["HIDDEN", "mirror_state", "occupants", "view_board", "wire_board"]

@@ -4,7 +4,6 @@ ignored even on a broker that lets anyone publish)."""
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
 import re
@@ -58,8 +57,15 @@ def presence_topic(game_id: str) -> str:
     return f"{ROOT}/{game_id}/presence"
 
 
-def seat_of_inbox(game_id: str, topic: str) -> str | None:
-    prefix = f"{ROOT}/{game_id}/in/"
+def seen_topic(game_id: str, seat: str) -> str:
+    """Retained, QoS 1, sealed with the seat's secret: its board is ``here`` (said on each connect) or ``away`` (its
+    last will, said by the broker when the board's link is lost), each naming the connection it is about."""
+    return f"{ROOT}/{game_id}/seen/{seat}"
+
+
+def seat_of_inbox(game_id: str, topic: str, part: str = "in") -> str | None:
+    """The seat whose ``part`` topic (``in``: its inbox, ``seen``: its presence) ``topic`` is, if it is one."""
+    prefix = f"{ROOT}/{game_id}/{part}/"
     if not topic.startswith(prefix):
         return None
     seat = topic[len(prefix):]
@@ -104,14 +110,18 @@ def broker_user(game_id: str, role: str) -> str:
 
 
 # ---------------------------------------------------------------------- signed messages
+#: one encoder for every message (made once: a view is encoded twice a move for each game)
+_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
+
+
 def _mac(secret: str, body: bytes) -> str:
-    return hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()[:32]
+    return hmac.digest(secret.encode(), body, "sha256").hex()[:32]
 
 
 def seal(secret: str, message: dict[str, Any]) -> bytes:
     """``message`` as bytes on the wire: its MAC under ``secret`` (32 hex digits), a newline, then the JSON itself
     (the MAC is over those exact bytes, so nothing needs re-encoding to check it)."""
-    body = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+    body = _ENCODE(message).encode()
     return _mac(secret, body).encode() + b"\n" + body
 
 
@@ -134,4 +144,4 @@ def unseal(secret: str, payload: bytes) -> dict[str, Any]:
 
 
 __all__ = ["JoinCode", "RemoteError", "broker_user", "check_name", "inbox_topic", "outbox_topic", "parse_join",
-           "presence_topic", "public_topic", "seal", "seat_of_inbox", "sync_topic", "unseal"]
+           "presence_topic", "public_topic", "seal", "seat_of_inbox", "seen_topic", "sync_topic", "unseal"]

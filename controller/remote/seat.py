@@ -33,8 +33,20 @@ from controller.rules.say import say
 
 from . import commitment
 from .link import Link
-from .mirror import mirror_state, occupants
-from .protocol import JoinCode, RemoteError, inbox_topic, outbox_topic, public_topic, seal, sync_topic, unseal
+from .mirror import mirror_state, occupants, view_board
+from .protocol import (
+    JoinCode,
+    RemoteError,
+    inbox_topic,
+    outbox_topic,
+    public_topic,
+    seal,
+    seen_topic,
+    sync_topic,
+    unseal,
+)
+from .reactions import RemoteReactions
+from .seat_clock import SeatClock
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +67,12 @@ class RemoteSeat:
         self.session.judge_remotely = self._judge_remotely
         self.session.subscribe(self._on_local)
         page = hmac.new(join.secret.encode(), b"page", hashlib.sha256).hexdigest()[:24]
-        self.table = Table(session=self.session, board=board, tokens={self.seat: page}, board_kind=board_kind)
+        self.clock = SeatClock()
+        self.table = Table(session=self.session, board=board, tokens={self.seat: page}, board_kind=board_kind,
+                           clock=self.clock)
+        self.session.reactions = RemoteReactions(self.session, self._send)  # answers go to the host
+        self.table.remote = self  # the page's asks (pause, resume, resign) go to the host through this
+        self.ready = False  # this board was laid out at the start (the host starts the clock once every board is)
         self.last_seq = 0
         self.synced = False  # the host's retained latest message was read (a restarted board starts from it)
         self.waiting: dict[int, dict[str, Any]] = {}  # messages that came ahead of their turn, by number
@@ -75,11 +92,14 @@ class RemoteSeat:
         self._asked: int | None = None
         self.lock = threading.RLock()
         self.broker = Broker(broker.host, broker.port, broker.tls, join.username, join.secret, broker.ca_file)
+        # this process's connection: "here" on each connect, "away" by the broker (the last will) when it is lost
+        self.conn = uuid.uuid4().hex[:16]
+        away = seal(join.secret, {"type": "away", "conn": self.conn})
         self.link = Link(self.broker, f"facedown-{self.game_id}-{self.seat}",
                          {outbox_topic(self.game_id, self.seat): self._on_out,
                           sync_topic(self.game_id, self.seat): self._on_sync,
                           public_topic(self.game_id, "#"): self._on_public},
-                         on_connect=self._on_connect, keep_wire=keep_wire)
+                         on_connect=self._on_connect, keep_wire=keep_wire, will=(seen_topic(self.game_id, self.seat), away))
 
     # ------------------------------------------------------------------ start, stop
     def start(self, timeout: float = 10.0) -> None:
@@ -89,11 +109,20 @@ class RemoteSeat:
         self.link.stop()
 
     def _on_connect(self) -> None:
+        self.link.publish(seen_topic(self.game_id, self.seat), seal(self.join.secret, {"type": "here", "conn": self.conn}),
+                          retain=True)
         with self.session.lock:
             if self.sent is not None:
                 self._send({**self.sent, "have": self.last_seq})
             if self.last_seq:
                 self._send({"type": "hello", "have": self.last_seq})
+            self._say_ready()
+
+    def _say_ready(self) -> None:
+        """Tell the host (again) this board is laid out, while the first move is still to come."""
+        st = self.session.state
+        if self.ready and st.phase == "play" and st.ply == 0:
+            self._send({"type": "ready"})
 
     def _send(self, message: dict[str, Any]) -> None:
         self.link.publish(inbox_topic(self.game_id, self.seat), seal(self.join.secret, message))
@@ -143,10 +172,12 @@ class RemoteSeat:
                 self._drain()
             elif m["seq"] > self.last_seq:
                 self._ask()
-            elif self.sent is not None and m["seq"] == self.last_seq:
-                # the host (re)published where the game is, and has not answered what this board sent: it may
-                # have been lost while the broker or the host was away, so it goes again (judged once at most)
-                self._send({**self.sent, "have": self.last_seq})
+            elif m["seq"] == self.last_seq:
+                if self.sent is not None:
+                    # the host (re)published where the game is, and has not answered what this board sent: it may
+                    # have been lost while the broker or the host was away, so it goes again (judged once at most)
+                    self._send({**self.sent, "have": self.last_seq})
+                self._say_ready()  # a restarted host does not know yet
 
     def _on_out(self, topic: str, payload: bytes) -> None:
         m = self._unseal(payload)
@@ -201,7 +232,14 @@ class RemoteSeat:
         self.applying = True
         try:
             if kind == "event":
+                told = m["event"].get("event")
+                if told in ("paused", "resumed"):  # the host paused the game: this board's readings wait too
+                    session.set_paused(told == "paused")
+                    if told == "paused" and self.sent is not None and self.sent["type"] == "move":
+                        self.sent = None  # not judged during a pause: the move is made again once resumed
                 session.announce(m["event"])
+                if told == "resumed" and session.state.phase == "play":
+                    session.expect_whole_board("event.resumed_board")
             elif kind == "setup_rejected":
                 self.sent = None
                 session.replace_state(new_game(self.game, m["view"].get("options") or {}))
@@ -229,6 +267,17 @@ class RemoteSeat:
                                  {"event": "remote", "kind": "move", "player": m["side"], **fields,
                                   "say": say("remote.attack" if attack else "remote.move", player=m["side"], **fields)},
                                  on_wrong=self._wrong_move)
+            elif kind == "reacted":  # a reaction answered at the host: its outcome, and what it changed on the board
+                from controller.referee.reaction_desk import ask_changes
+
+                session.replace_state(mirror_state(self.game, m["view"], self.seat))
+                for ev in m["events"]:
+                    session.announce(ev)
+                if m["changed"]:
+                    ask_changes(session, m["steps"], occupants(m["target"]), set(m["changed"]))
+            elif kind == "over":  # ended by the host, not by a ruling: a flag fell
+                session.replace_state(mirror_state(self.game, m["view"], self.seat))
+                session.announce(m["event"])
             elif kind == "illegal":
                 self.sent = None
                 session.announce(m["event"])
@@ -248,7 +297,8 @@ class RemoteSeat:
         for notice in m.get("notices") or []:
             session.announce(notice)
         result = Result(tuple(m["result"]["winners"]), m["result"]["reason"]) if m.get("result") else None
-        session.settle(m["steps"], result=result, target=occupants(m["target"]), involved=frozenset(m["involved"]),
+        target = occupants(m["target"]) if "target" in m else view_board(m["view"])
+        session.settle(m["steps"], result=result, target=target, involved=frozenset(m["involved"]),
                        must_lift=frozenset(m["must_lift"]), journal_result=False)
 
     def _wrong_move(self, side: str, done: Move) -> None:
@@ -283,9 +333,12 @@ class RemoteSeat:
         return True
 
     def _on_local(self, ev: Published) -> None:
+        public = ev.public
+        if public.get("event") == "start" and not self.ready:  # laid out (at once, if a restarted board already was)
+            self.ready = True
+            self._say_ready()
         if self.applying:
             return
-        public = ev.public
         if public.get("event") == "setup" and public.get("status") == "registered" and public.get("player") == self.seat:
             placement = dict(self.session.state.deployments[self.seat])
             if placement != self.placement or not self.salts:
@@ -306,7 +359,9 @@ class RemoteSeat:
         if not isinstance(data, dict):
             return
         with self.session.lock:
-            if part == "commitments":
+            if part == "clock" and data.get("game") == self.game_id and isinstance(data.get("clock"), dict):
+                self._on_clock(data["clock"])
+            elif part == "commitments":
                 for side, digests in (data.get("commitments") or {}).items():
                     self.commitments.setdefault(side, dict(digests))
             elif part == "record" and data.get("game") == self.game_id:
@@ -318,6 +373,38 @@ class RemoteSeat:
                 self.revealed[part[len("salts-"):]] = dict(data["salts"])
             if self.record is not None:
                 self.audit = self.check_record()
+
+    def ask(self, action: str) -> None:
+        """Ask the host, the game's arbiter, to ``pause`` or ``resume`` the game, or ``resign`` this seat (its
+        answer comes as its messages do). RemoteError if it cannot be asked now."""
+        from .host import SEAT_ASKS
+
+        if action not in SEAT_ASKS:
+            raise RemoteError(f"{action!r}: a seat may ask the host to {', '.join(SEAT_ASKS)}")
+        st = self.session.state
+        if st.phase != "play":
+            raise RemoteError("the game is not in play")
+        if action == "pause" and self.session.paused or action == "resume" and not self.session.paused:
+            raise RemoteError(f"the game is {'paused' if self.session.paused else 'not paused'} already")
+        self._send({"type": "ask", "action": action, "id": uuid.uuid4().hex})
+
+    def page_info(self) -> dict[str, Any]:
+        """What the seat's page shows of the remote game (public): its id, and the asks it offers."""
+        from .host import SEAT_ASKS
+
+        return {"game": self.game_id, "asks": list(SEAT_ASKS)}
+
+    def _on_clock(self, reading: dict[str, Any]) -> None:
+        try:
+            before, now = self.clock.update(reading)
+        except ValueError as exc:
+            log.warning("the host's clock: %s", exc)
+            return
+        if now["running"] and not now["paused"] and not now["stopped"] and self.session.state.ply == 0 \
+                and (before is None or not before["running"]):
+            # the host started the clock (every board laid out): said here, and the pages get the new reading
+            self.session.announce({"event": "notice", "clock": now["running"],
+                                   "say": say("remote.clock_runs", player=now["running"])})
 
     def check_record(self) -> list[str]:
         """Every way the post-game record disagrees with what this board committed to, saw committed, and was

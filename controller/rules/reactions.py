@@ -243,6 +243,19 @@ class Reactions(Hook):
                                       target_side=aircraft.owner)))
 
     # ------------------------------------------------------------------ asking
+    def mirror(self, state: GameState, side: str, told: Any, automatic: bool) -> None:
+        """See :func:`mirror_offers`."""
+        data = self._data(state)
+        kept = []
+        for o in told or ():
+            guard, target = state.board.get(str(o.get("guard"))), state.board.get(str(o.get("target")))
+            if guard is None or target is None or guard.owner != side or not isinstance(o.get("id"), int):
+                continue
+            kept.append(Offer(int(o["id"]), side, str(o.get("reaction")), str(o["guard"]), str(o["target"]), guard.uid,
+                              target.uid, state.ply))
+        data["offers"] = tuple(kept)
+        data["auto"] = frozenset({side}) if automatic else frozenset()
+
     def offers(self, state: GameState, side: str | None = None) -> list[Offer]:
         return [o for o in self._data(state)["offers"] if side is None or o.side == side]
 
@@ -285,6 +298,15 @@ class Reactions(Hook):
 def reactions_hook(state: GameState) -> Reactions | None:
     """The game's reactions hook, if it has one."""
     return next((h for h in state.hooks if isinstance(h, Reactions)), None)
+
+
+def mirror_offers(state: GameState, side: str, told: Any, automatic: bool) -> None:
+    """Set ``side``'s open offers and standing choice as its view told them (``told``: each offer's ``id``,
+    ``reaction``, ``guard`` and ``target``): a remote seat's mirror cannot work them out, not knowing the other sides'
+    pieces. An offer whose stations do not hold what it names is left out."""
+    hook = reactions_hook(state)
+    if hook is not None:
+        hook.mirror(state, side, told, automatic)
 
 
 def offers(state: GameState, side: str | None = None) -> list[Offer]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import ALL, Piece
+from .hooks import Hook
 from .reactions import asks, auto, offer_view, offers
 from .say import Say, say
 from .state import GameState, Ruling
@@ -38,15 +39,21 @@ def view(state: GameState, audience: str) -> dict[str, Any]:
     """The game as ``audience`` may see it: every piece's station and owner, and its kind only where entitled."""
     _check(state, audience)
     pieces = []
+    board = state.board
+    # may_know, for every piece at once (a remote game's host builds two views a move)
+    sees_all = audience == ARBITER or state.phase == "over"
+    allies_see = audience != SPECTATOR and bool(state.options.get("allies_see", False))
+    annotating = [h for h in state.hooks if type(h).annotate is not Hook.annotate]
     for station in state.game.station_ids:
-        p = state.board.get(station)
+        p = board.get(station)
         if p is None:
             continue
         entry: dict[str, Any] = {"station": station, "owner": p.owner, "uid": p.uid}
-        if may_know(state, p, audience):
+        if sees_all or p.public or (audience != SPECTATOR and (audience in p.known_to or (
+                allies_see and state.game.ally(audience, p.owner)))):
             entry["piece"] = p.type
         entry["public"] = p.public
-        for hook in state.hooks:
+        for hook in annotating:
             entry.update(hook.annotate(state, station, p))
         pieces.append(entry)
     out = {

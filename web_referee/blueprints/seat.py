@@ -57,6 +57,23 @@ def setup_submit(key: str) -> Response:
     return jsonify({"ok": True, "status": table.session.status})
 
 
+@bp.post("/api/<key>/remote/<action>")
+def remote_ask(key: str, action: str) -> Response:
+    """A remote seat asks its host, the game's arbiter, to pause or resume the game, or resigns."""
+    from controller.remote.protocol import RemoteError
+
+    role = _seat(key)
+    guard_post(role)
+    table = ctx().table
+    if table.remote is None:
+        fail(404, "this table's referee is here, not a remote host: its arbiter pauses the game")
+    try:
+        table.remote.ask(action)
+    except RemoteError as exc:
+        fail(409, str(exc))
+    return jsonify({"ok": True, "asked": action})
+
+
 @bp.get("/api/<key>/setups")
 def setups_list(key: str) -> Response:
     role = _seat(key)

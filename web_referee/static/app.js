@@ -450,6 +450,7 @@
     renderGuidance(list);
     renderSetup();
     renderArbiter();
+    renderRemote();
     renderReactions();
     renderReplay();
     clockSeen = S.clock ? {left: S.clock.left, running: S.clock.running, at: performance.now()} : null;
@@ -754,6 +755,19 @@
   }
   setInterval(() => { if (S) drawClock(); }, 500);
 
+  // ------------------------------------------------------------------ a remote seat's asks (its host is the arbiter)
+  function renderRemote() {
+    const box = $("remote"), r = S.remote;
+    box.hidden = !IS_SEAT || !r || S.status.phase !== "play";
+    if (box.hidden) return;
+    $("remote-title").textContent = t("page.remote.title", {game: r.game});
+    $("remote-pause").disabled = S.status.paused;
+    $("remote-resume").disabled = !S.status.paused;
+  }
+  async function remoteAsk(action) {
+    try { showError(""); await api(`/remote/${action}`, {}); } catch (e) { showError(e); }
+  }
+
   // ------------------------------------------------------------------ arbiter
   let linksShown = false;
   function renderArbiter() {
@@ -1010,6 +1024,9 @@
     const on = e.target.checked;
     try { showError(""); await api("/reaction/auto", {on}); } catch (err) { e.target.checked = !on; showError(err); }
   });
+  $("remote-pause").addEventListener("click", () => remoteAsk("pause"));
+  $("remote-resume").addEventListener("click", () => remoteAsk("resume"));
+  $("remote-resign").addEventListener("click", () => { if (confirmed("remote-resign")) remoteAsk("resign"); });
   $("arb-pause").addEventListener("click", () => arbiter("pause"));
   $("arb-resume").addEventListener("click", () => arbiter("resume"));
   $("arb-undo").addEventListener("click", () => { if (confirmed("arb-undo")) arbiter("undo"); });
