@@ -99,6 +99,44 @@ def test_every_74hc165_sits_among_its_stations(profile) -> None:  # noqa: ANN001
     assert all(c.ribbon_in_mm > 0 for c in plan.chips)
 
 
+def _matrix_profiles() -> list:
+    out = [find_profile(p) for p in profile_ids()]
+    for g in game_ids():
+        for build in BUILDS:
+            try:
+                prof = profile_for(g, build)
+            except BuildError:
+                continue
+            if prof.file.startswith("generated/"):
+                out.append(prof)
+    return [p for p in out if p.scanner is None or p.scanner.kind == "matrix"]
+
+
+@pytest.mark.parametrize("profile", _matrix_profiles(), ids=lambda p: p.file.rsplit("/", 1)[-1])
+def test_every_matrix_line_is_within_its_stated_limit(profile) -> None:  # noqa: ANN001
+    from controller.hardware.build import design
+
+    runs = chain.matrix_runs(profile, design(profile).pitch)
+    cols = {k: v for k, v in runs.items() if k[0] == "C"}
+    rows = {k: v for k, v in runs.items() if k[0] == "R"}
+    assert cols and rows
+    assert max(cols.values()) <= chain.MATRIX_COLUMN_LIMIT_MM, max(cols.items(), key=lambda kv: kv[1])
+    assert max(rows.values()) <= chain.MATRIX_ROW_LIMIT_MM, max(rows.items(), key=lambda kv: kv[1])
+
+
+def test_a_matrix_numbered_in_the_games_order_broke_the_column_limit_the_generator_keeps() -> None:
+    """sanjunqi's staggered board on the Pi's 20 lines: numbered in the game's order (as generated profiles were), its
+    columns zigzag over the whole board, 2.9 m; laid out from the coordinates they stay under 2 m."""
+    from controller.sensing.profile import squarest_matrix
+
+    new = profile_for("sanjunqi", "reed-gpio")
+    rows, cols = squarest_matrix(len(new.channels))
+    old = dataclasses.replace(new, channels={s: (i // cols, i % cols) for i, s in enumerate(load_game("sanjunqi").station_ids)})
+    worst = max(v for k, v in chain.matrix_runs(old).items() if k[0] == "C")
+    assert worst > chain.MATRIX_COLUMN_LIMIT_MM
+    assert max(v for k, v in chain.matrix_runs(new).items() if k[0] == "C") <= chain.MATRIX_COLUMN_LIMIT_MM < worst
+
+
 def test_the_old_station_order_chain_broke_the_limits_the_generator_keeps() -> None:
     siguo = find_profile("siguo")
     ordered = dataclasses.replace(siguo, channels={s: i for i, s in enumerate(siguo.stations)})

@@ -433,9 +433,14 @@ def mechanics_lines(bill: Bill) -> list[str]:
                    + ("ok" if mech.tag_gap_ok(hyb) else "TOO FAR"))
     if d.diodes:
         lines = runs.matrix_runs(d.profile, d.pitch)
-        name, longest = max(lines.items(), key=lambda kv: kv[1])
-        out.append(f"Matrix wires: {len(lines)} runs, {sum(lines.values()) / 1000:.1f} m in all, the longest {name} "
-                   f"{longest:.0f} mm (to the connector at the middle of the bottom edge).")
+        row, row_mm = max(((k, v) for k, v in lines.items() if k[0] == "R"), key=lambda kv: kv[1])
+        col, col_mm = max(((k, v) for k, v in lines.items() if k[0] == "C"), key=lambda kv: kv[1])
+        out.append(f"Matrix wires: {len(lines)} runs, {sum(lines.values()) / 1000:.1f} m in all (each to the connector at "
+                   f"the middle of the bottom edge); the longest column {col} {col_mm:.0f} mm (limit "
+                   f"{runs.MATRIX_COLUMN_LIMIT_MM:.0f}: its pull-up recharges it within the scanner's 10 us), the longest "
+                   f"row {row} {row_mm:.0f} mm (limit {runs.MATRIX_ROW_LIMIT_MM:.0f})"
+                   + ("" if col_mm <= runs.MATRIX_COLUMN_LIMIT_MM and row_mm <= runs.MATRIX_ROW_LIMIT_MM else ": TOO LONG")
+                   + ".")
     if d.chips_165:
         plan = runs.chain_plan(d.profile, d.pitch)
         out.append(f"74HC165 chain: widest chip {plan.widest_spread_mm:.0f} mm from its farthest station (limit "

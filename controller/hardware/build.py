@@ -387,9 +387,9 @@ def config_json(cfg: dict[str, Any]) -> str:
 
 # ---------------------------------------------------------------------------------------------------- profiles
 def profile_text(game_id: str, build: str) -> str:
-    """A complete hardware profile (YAML) for ``game_id`` in ``build``: stations numbered in the game's order."""
+    """A complete hardware profile (YAML) for ``game_id`` in ``build``: a reed matrix's rows and columns, and a chain's
+    chips, chosen from the game's coordinates (controller/hardware/chain.py); readers in the game's order."""
     from controller.rules import load_game
-    from controller.sensing.profile import squarest_matrix
 
     if build not in BUILDS:
         raise BuildError(f"build {build!r}: expected one of {', '.join(BUILDS)}")
@@ -402,19 +402,21 @@ def profile_text(game_id: str, build: str) -> str:
             f"sensing: {SENSING_OF_BUILD[build]}",
             *(["scan_period_ms: 10", "settle_ms: 40"] if build == "reed-gpio" else ["scan_period_ms: 5", "settle_ms: 30"])]
     leds = "{" + ", ".join(f"{k}: {v}" for k, v in PI_LEDS.items()) + "}"
+    from .chain import matrix_layout
+
     if build == "reed-gpio":
-        rows, cols = squarest_matrix(n)
+        rows, cols, at = matrix_layout(game, len(PI_MATRIX_POOL))
         if rows + cols > len(PI_MATRIX_POOL):
             raise BuildError(f"{game.id}: {n} stations need a {rows} x {cols} reed matrix ({rows + cols} GPIO lines); the Pi "
                              f"has {len(PI_MATRIX_POOL)} for it: choose reed-pico (a Pico scanner)")
         body = ["pins:", f"  rows: {list(PI_MATRIX_POOL[:rows])}", f"  columns: {list(PI_MATRIX_POOL[rows:rows + cols])}",
                 f"  buzzer: {PI_BUZZER}", f"  leds: {leds}", "channels:"]
-        body += [f"  {s}: [{i // cols}, {i % cols}]" for i, s in enumerate(ids)]
+        body += [f"  {s}: [{at[s][0]}, {at[s][1]}]" for s in ids]
         return "\n".join(head + body) + "\n"
     if build == "rfid-pico":
         scanner = ["scanner:", "  kind: none", f"  channel_count: {n}"]
     else:
-        rows, cols = squarest_matrix(n)
+        rows, cols, at = matrix_layout(game, len(PICO_POOL) - (4 if build == "reed-pico-pad" else 0))
         if rows + cols + (4 if build == "reed-pico-pad" else 0) <= len(PICO_POOL) and build != "hybrid-pico":
             scanner = ["scanner:", "  kind: matrix", f"  matrix: [{rows}, {cols}]"]
         else:
@@ -426,6 +428,8 @@ def profile_text(game_id: str, build: str) -> str:
 
         body[-1] = "channels:  # chip k reads channels 8k-8k+7: 8 neighbouring stations (controller/hardware/chain.py)"
         body += [f"  {s}: {ch}" for s, ch in channels_by_groups(chip_groups(game, math.ceil(n / 8))).items()]
+    elif "matrix" in scanner[1]:
+        body += [f"  {s}: {at[s][0] * cols + at[s][1]}" for s in ids]
     else:
         body += [f"  {s}: {i}" for i, s in enumerate(ids)]
     return "\n".join(head + body) + "\n"

@@ -10,7 +10,9 @@ each ribbon link. Runs are measured along the board's axes (wires are laid along
 ``SLACK_MM`` for stripping and bends.
 
 Limits a test checks for every profile: a chip's ``spread`` (its farthest station) at most ``SPREAD_LIMIT_SPACINGS``
-station spacings, and a reed's run at most ``RUN_LIMIT_SPACINGS`` spacings plus the slack.
+station spacings, a reed's run at most ``RUN_LIMIT_SPACINGS`` spacings plus the slack, and on a reed matrix each line's
+wire (``matrix_runs``) at most ``MATRIX_COLUMN_LIMIT_MM`` for a column, ``MATRIX_ROW_LIMIT_MM`` for a row; ``matrix_layout`` gives a new matrix profile its rows and
+columns from the coordinates.
 
 >>> from controller.sensing.profile import find_profile
 >>> plan = chain_plan(find_profile("siguo"))
@@ -39,6 +41,13 @@ SPREAD_LIMIT_SPACINGS = 2.5
 RUN_LIMIT_SPACINGS = 3.5
 #: Ribbon from the Pico through every chip longer than this: re-drive PL and CP halfway (a 74HC125).
 BUFFER_RIBBON_MM = 2000.0
+#: A reed-matrix column's wire may be at most this long. A column is an input held high by the RP2040's (or the Pi's)
+#: internal pull-up, 50-80 kOhm; loose hook-up wire over the board is about 50 pF a metre. When a row is released, a
+#: column it pulled low must climb back above the logic threshold (1.2 time constants) within the scanner's 10 us
+#: ``settle_us`` before the next row is read, or that row sees a ghost: 10 us / 1.2 / 80 kOhm = 104 pF, about 2 m.
+MATRIX_COLUMN_LIMIT_MM = 2000.0
+#: A row is driven by an output (tens of ns on any length here): this limit only catches a layout that zigzags.
+MATRIX_ROW_LIMIT_MM = 5000.0
 #: Series resistors on PL and CP at the Pico: they damp the ringing of a fast edge on a long ribbon, which could
 #: otherwise clock the chain twice and shift every station by one.
 SERIES_OHMS = 100
@@ -346,6 +355,43 @@ def matrix_runs(profile: Any, pitch: float = 40.0) -> dict[str, float]:
         key = (lambda s: (pts[s][0], pts[s][1])) if name[0] == "R" else (lambda s: (pts[s][1], pts[s][0]))
         out[name] = _path_mm([pts[s] for s in sorted(members, key=key)], end)
     return dict(sorted(out.items(), key=lambda kv: (kv[0][0] != "R", int(kv[0][1:]))))
+
+
+def matrix_layout(game: Any, pool: int, pitch: float = 40.0) -> tuple[int, int, dict[str, tuple[int, int]]]:
+    """Rows, columns and each station's (row, column) for a reed matrix of at most ``pool`` lines, from the game's
+    coordinates, so each line runs along neighbouring stations: the board's own grid where it has one (a row per
+    distinct height, a column per distinct left-right place), else the squarest matrix (the fewest lines) laid as
+    bands of rows top to bottom or strips of columns left to right, whichever makes the longest column (an input,
+    which ``MATRIX_COLUMN_LIMIT_MM`` limits) shorter, then the longest row."""
+    from controller.sensing.profile import squarest_matrix
+
+    pts = positions(game, pitch)
+    ys = sorted({round(y, 1) for _, y in pts.values()})
+    xs = sorted({round(x, 1) for x, _ in pts.values()})
+    grid = {s: (ys.index(round(y, 1)), xs.index(round(x, 1))) for s, (x, y) in pts.items()}
+    if len(ys) + len(xs) <= pool and len(set(grid.values())) == len(grid):
+        return len(ys), len(xs), grid
+    rows, cols = squarest_matrix(len(pts))
+    end = _pico(pts, pitch)
+    best: tuple[tuple[float, float], int, int, dict[str, tuple[int, int]]] | None = None
+    for r_n, c_n in {(rows, cols), (cols, rows)}:
+        for across in (True, False):  # bands of rows top to bottom, or strips of columns left to right
+            lines, per = (r_n, c_n) if across else (c_n, r_n)
+            axis, other = (1, 0) if across else (0, 1)
+            ordered = sorted(pts, key=lambda s: (pts[s][axis], pts[s][other], s))
+            out: dict[str, tuple[int, int]] = {}
+            for i in range(lines):
+                group = sorted(ordered[i * per:(i + 1) * per], key=lambda s: (pts[s][other], pts[s][axis], s))
+                out |= {s: ((i, j) if across else (j, i)) for j, s in enumerate(group)}
+            def longest(k: int, n: int, out: dict[str, tuple[int, int]] = out) -> float:
+                return max(_path_mm(sorted((pts[s] for s in out if out[s][k] == v), key=lambda p: (p[k], p[1 - k])), end)
+                           for v in range(n))
+
+            score = (longest(1, c_n), longest(0, r_n))  # the columns first: they are the inputs
+            if best is None or score < best[0]:
+                best = (score, r_n, c_n, out)
+    assert best is not None
+    return best[1], best[2], best[3]
 
 
 def light_runs(profile: Any, led_points: Sequence[tuple[float, float]], pitch: float = 40.0) -> tuple[float, float]:
