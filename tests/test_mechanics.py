@@ -161,3 +161,36 @@ def test_each_led_chain_link_is_a_short_hop_and_the_bom_buys_the_ribbon(pid: str
     ribbon, feed = chain.light_runs(profile, leds, pitch)
     assert ribbon >= sum(hops) and feed > 0
     assert bom.qty(bom.bill_for(profile), "Ribbon cable, 3-way") == math.ceil(ribbon / 1000 * 1.1)
+
+
+@pytest.mark.parametrize("profile", [find_profile("luzhanqi-rfid"), profile_for("stratego", "hybrid-pico")],
+                         ids=["luzhanqi-rfid", "stratego-hybrid-pico"])
+def test_each_reader_pocket_is_drawn_centred_under_its_station_as_the_docs_say(profile) -> None:  # noqa: ANN001
+    """The module centred under the station: the assembly layer's pocket sits on the pilot, the module plus 1 mm, turned
+    as the fit check says; the mechanics table, the README's rfid-pico steps and the BOM's fit text say the same."""
+    from pathlib import Path
+
+    from controller.hardware import bom
+    from controller.hardware.build import design
+    from controller.hardware.readers import RC522, orientation
+
+    game = load_game(profile.game)
+    under = printable(game, profile=profile, layer="assembly").whole
+    across, along = (RC522.width_mm, RC522.depth_mm) if orientation(game, RC522) == "long side left-right" else \
+        (RC522.depth_mm, RC522.width_mm)
+    stations = re.findall(r'<g class="station" data-station="([^"]+)" transform="translate\([\d.]+,[\d.]+\)">(.*?)</g>', under)
+    assert len(stations) == len(game.stations)
+    for sid, body in stations:
+        m = re.search(r'<rect class="pocket" x="([-\d.]+)" y="([-\d.]+)" width="([\d.]+)" height="([\d.]+)" '
+                      r'transform="translate\(([-\d.]+),([-\d.]+)\) rotate\(0\)"', body)
+        assert m, sid
+        x, y, w, h, cx, cy = map(float, m.groups())
+        assert (cx, cy) == (0.0, 0.0) and (x + w / 2, y + h / 2) == pytest.approx((0.0, 0.0)), sid
+        assert (w, h) == pytest.approx((across + 1, along + 1)), sid
+        assert 'class="hole pilot"' in body, "the pocket is centred on the station's own pilot"
+    table = mechanics.mechanics_markdown()
+    assert "the module centred on the pilot" in table
+    readme = (Path(__file__).resolve().parent.parent / "hardware" / "README.md").read_text(encoding="utf-8")
+    steps = readme.split("### `rfid-pico`")[1].split("###")[0]
+    assert "the module centred under the station's cross" in steps and "antenna** (the coil" not in steps
+    assert "the module centred under its station" in bom.fit_text(design(profile))

@@ -462,6 +462,6 @@ def fit_text(d: Design) -> str:
     if d.readers == 1:
         return (f"Reader: one {m.chip} module ({m.size}) beside the board as the check-in pad; the board keeps the "
                 f"{d.pitch:g} mm reed pitch.")
-    return (f"Readers: {d.readers} x {m.chip} module, {m.size} each, antenna centred under its station, "
+    return (f"Readers: {d.readers} x {m.chip} module, {m.size} each, the module centred under its station, "
             f"{orientation(load_game(d.profile.game), m)}; on this board they need a pitch of at least "
             f"{d.required_pitch:g} mm (module plus 3 mm between neighbours); printed at {d.pitch:g} mm, so they fit.")
