@@ -83,12 +83,12 @@ def test_every_command_takes_a_profile_by_name_or_file(how: str, tmp_path: Path,
 
 
 def test_hw_test_picks_the_board_the_profile_is_wired_for_and_refuses_the_other(capsys) -> None:  # noqa: ANN001
-    """A first-timer's slips: `--board gpio` on a Pico build (was a traceback), `--board serial` on a GPIO build, and a
-    profile name that is neither a file nor shipped."""
+    """A first-timer's slips: `--board gpio` on a Pico build (a traceback in hw-test and play), a station that is not
+    the game's, and a profile name that is neither a file nor shipped."""
     assert main(["hw-test", "--board", "gpio", "--profile", "siguo"]) == 2
     assert "siguo.yaml is wired for a Pico scanner over USB: use --board serial" in capsys.readouterr().err
-    assert main(["hw-test", "--board", "serial", "--profile", "luzhanqi"]) == 2
-    assert "luzhanqi.yaml is wired for a reed matrix on the Pi's GPIO header: use --board gpio" in capsys.readouterr().err
+    assert main(["play", "--board", "gpio", "--profile", "stratego-pico", "--no-web"]) == 2
+    assert "stratego-pico.yaml is wired for a Pico scanner over USB: use --board serial" in capsys.readouterr().err
     assert main(["hw-test", "--profile", "stratego-pico", "--stations", "zz9"]) == 2
     assert "zz9: not stations of stratego" in capsys.readouterr().err
     assert main(["print-board", "--profile", "stratego-pic", "--out", "x.svg"]) == 2

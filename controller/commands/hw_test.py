@@ -181,12 +181,10 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"facedown hw-test: --stations: {', '.join(unknown)}: not stations of {prof.game}", file=sys.stderr)
         return 2
-    wired = "serial" if prof.scanner is not None else "gpio"
-    kind = args.board or wired
-    if kind != wired:
-        what = ("a Pico scanner over USB: use --board serial" if wired == "serial"
-                else "a reed matrix on the Pi's GPIO header: use --board gpio")
-        print(f"facedown hw-test: --board {kind}: {prof.file} is wired for {what}", file=sys.stderr)
+    kind = args.board or ("serial" if prof.scanner is not None else "gpio")
+    if kind == "gpio" and prof.scanner is not None:
+        print(f"facedown hw-test: --board gpio: {prof.file} is wired for a Pico scanner over USB: use --board serial",
+              file=sys.stderr)
         return 2
     if kind == "gpio":
         from controller.sensing.gpio_matrix import GpioMatrixBoard
