@@ -75,6 +75,11 @@ def test_every_command_takes_a_profile_by_name_or_file(how: str, tmp_path: Path,
     assert main(["firmware", "config", given, "--out", "-"]) == 0
     assert main(["print-board", "--profile", given, "--wiring"]) == 0
     assert main(["print-board", "--profile", given, "--out", str(tmp_path / "b.svg")]) == 0
+    root = tmp_path / "root"
+    assert main(["service", "install", "--profile", given, "--root", str(root), "--user", "pi",
+                 "--scanner-serial", "E6614103E7452D2F"]) == 0
+    unit = next(root.rglob("facedown.service")).read_text(encoding="utf-8")
+    assert f"--profile {prof.file}" in unit and "--board serial" in unit, "the unit names the profile's file"
     capsys.readouterr()
     for cmd in (["bom", "--profile"], ["print-board", "--out", str(tmp_path / "c.svg"), "--profile"],
                 ["hw-test", "--profile"]):
