@@ -250,7 +250,15 @@ def test_firmware_profile_command(tmp_path: Path, capsys) -> None:  # noqa: ANN0
     out = tmp_path / "mine.yaml"
     assert main(["firmware", "profile", "luzhanqi", "--build", "reed-pico-pad", "--out", str(out)]) == 0
     prof = find_profile(out)
-    assert prof.sensing == "checkin" and prof.scanner.matrix == (6, 10)
+    # the board's own grid (12 rows of 5, as the shipped GPIO profile wires it), not the squarest 6 x 10 in game order
+    assert prof.sensing == "checkin" and prof.scanner.matrix == (12, 5)
+    shipped = find_profile("luzhanqi").channels
+
+    def lines(at: dict, k: int) -> set:  # noqa: ANN001 - the stations of each row (k=0) or column (k=1)
+        return {frozenset(s for s in at if at[s][k] == v) for v in {rc[k] for rc in at.values()}}
+
+    made = {s: divmod(ch, 5) for s, ch in prof.channels.items()}
+    assert lines(made, 0) == lines(shipped, 0) and lines(made, 1) == lines(shipped, 1)
     assert main(["bom", "--profile", str(out)]) == 0 and "check-in pad" in capsys.readouterr().out
     assert main(["firmware", "profile", "siguo", "--build", "reed-gpio"]) == 2
     assert "choose reed-pico" in capsys.readouterr().err
