@@ -25,6 +25,7 @@ from controller.hardware.build import (
     profile_for,
     profile_text,
 )
+from controller.hardware.chain import reader_stations
 from controller.rules import game_ids, load_game
 from controller.sensing.profile import find_profile, parse_profile, profile_ids
 
@@ -125,10 +126,13 @@ def test_bom_wiring_and_firmware_config_agree(profile) -> None:  # noqa: ANN001
         assert sel["kind"] == "decoder" and len(sel["address"]) == d.decoder.address_bits and 2 ** len(sel["address"]) >= readers
         reader_rows = [r for r in table_rows(table, r"\d+") if len(r) == 4]
         assert [int(r[0]) for r in reader_rows] == list(range(readers))
-        assert [r[3] for r in reader_rows] == list(profile.stations)
+        stations = reader_stations(profile)  # rfid-pico: reader k is channel k; hybrid: hubs chosen from the coordinates
+        assert sorted(stations) == sorted(profile.stations) and [r[3] for r in reader_rows] == stations
+        if d.build == "rfid-pico":
+            assert [profile.channels[s] for s in stations] == list(range(readers))
         assert bom.qty(bill, "74HC154") == sum(n for c, n in d.decoder.chips.items() if c == "74HC154")
         if d.build == "hybrid-pico":
-            assert cfg["rfid"]["channels"] == [profile.channels[s] for s in profile.stations]
+            assert cfg["rfid"]["channels"] == [profile.channels[s] for s in stations]
         else:
             assert "channels" not in cfg["rfid"] and readers == cfg["channels"]
     elif readers == 1:

@@ -194,3 +194,43 @@ def test_each_reader_pocket_is_drawn_centred_under_its_station_as_the_docs_say(p
     steps = readme.split("### `rfid-pico`")[1].split("###")[0]
     assert "the module centred under the station's cross" in steps and "antenna** (the coil" not in steps
     assert "the module centred under its station" in bom.fit_text(design(profile))
+
+
+def _reader_profiles() -> list:
+    out = [find_profile(p) for p in profile_ids() if find_profile(p).sensing in ("rfid", "hybrid")]
+    for g in game_ids():
+        for build in ("rfid-pico", "hybrid-pico"):
+            prof = profile_for(g, build)
+            if prof.file.startswith("generated/"):
+                out.append(prof)
+    return out
+
+
+@pytest.mark.parametrize("profile", _reader_profiles(), ids=lambda p: p.file.rsplit("/", 1)[-1])
+def test_every_reader_reaches_its_hub_with_the_cable_the_bom_buys(profile) -> None:  # noqa: ANN001
+    """Each hub of 16 readers sits among them (its decoder selects readers 16g..16g+15): the farthest reader is within
+    the longest cable's reach, and the BOM buys the cable that reaches it."""
+    from controller.hardware import bom
+    from controller.hardware.build import design
+    from controller.hardware.chain import reader_stations
+
+    d = design(profile)
+    far = max(mm for _, mm in chain.hub_reach(profile, d.pitch))
+    cable = chain.hub_cable_cm(far)
+    assert cable is not None, f"a reader {far:.0f} mm from its hub: no cable reaches"
+    assert bom.qty(bom.bill_for(profile), f"Female-female jumper wires, {cable} cm") == d.readers
+    assert sorted(reader_stations(profile)) == sorted(profile.stations)
+
+
+def test_readers_in_the_games_order_left_hubs_out_of_reach() -> None:
+    """siguo's readers numbered in the game's order (as generated profiles were) put a reader 731 mm from its hub's
+    centre, beyond any cable; hubs chosen from the coordinates bring the farthest within 50 cm."""
+    from controller.hardware.build import design
+
+    new = profile_for("siguo", "rfid-pico")
+    old = dataclasses.replace(new, channels={s: i for i, s in enumerate(load_game("siguo").station_ids)})
+    pitch = design(new).pitch
+    worst_old = max(mm for _, mm in chain.hub_reach(old, pitch))
+    worst_new = max(mm for _, mm in chain.hub_reach(new, pitch))
+    assert chain.hub_cable_cm(worst_old) is None and worst_old > 700
+    assert chain.hub_cable_cm(worst_new) is not None and worst_new < worst_old * 0.65

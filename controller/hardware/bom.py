@@ -223,8 +223,9 @@ def bill_for(profile: Any) -> Bill:
                 "16 readers", 0.70, groups)
         add("Capacitor 100 nF ceramic (one per decoder or buffer chip)", "chip", 0.10,
             sum(dec.chips.values()) + (groups if dec.groups > 1 else 0))
-        add("Female-female jumper wires, 30 cm, a strip of 8 (one per reader: its 8-pin header to its hub)", "reader", 0.80,
-            d.readers, drawn=False)
+        cable = runs.hub_cable_cm(max(mm for _, mm in runs.hub_reach(profile, d.pitch))) or runs.HUB_CABLES[-1][0]
+        add(f"Female-female jumper wires, {cable} cm, a strip of 8 (one per reader: its 8-pin header to its hub; the "
+            "farthest reader sets the length)", "reader", 0.80 if cable <= 30 else 1.20, d.readers, drawn=False)
         add("Stripboard, about 100 x 160 mm (a hub per 16 readers: decoder, buffer, 16 x 8-pin headers, power bus)",
             "16 readers", 4.00, groups, drawn=False)
         add("Male pin header strip, 1 x 40, 2.54 mm (16 x 8-pin sockets per hub)", "16 readers", 0.60, groups * 4, drawn=False)
@@ -431,6 +432,14 @@ def mechanics_lines(bill: Bill) -> list[str]:
                    f"{mech.TAG_SKIN_MM:g} mm of wood" + (f", on {mech.HYBRID_SPACER_MM:g} mm spacers over the reed" if hyb else "")
                    + f"), within half the {mech.TAG_RANGE_MM:g} mm reliable range: "
                    + ("ok" if mech.tag_gap_ok(hyb) else "TOO FAR"))
+    if d.readers > 1:
+        reach = runs.hub_reach(d.profile, d.pitch)
+        far = max(mm for _, mm in reach)
+        cable = runs.hub_cable_cm(far)
+        out.append(f"Reader hubs: {len(reach)} of up to {runs.READERS_PER_HUB} readers, each among its readers; the "
+                   f"farthest reader {far:.0f} mm from its hub's centre: "
+                   + (f"{cable} cm cables (they reach {dict(runs.HUB_CABLES)[cable]:.0f} mm)." if cable else
+                      f"TOO FAR for the longest cable ({runs.HUB_CABLES[-1][0]} cm)."))
     if d.diodes:
         lines = runs.matrix_runs(d.profile, d.pitch)
         row, row_mm = max(((k, v) for k, v in lines.items() if k[0] == "R"), key=lambda kv: kv[1])

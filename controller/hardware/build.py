@@ -363,10 +363,12 @@ def firmware_config(d: Design) -> dict[str, Any]:
         rfid: dict[str, Any] = {"spi": 0, "sck": d.pico["spi_sck"], "mosi": d.pico["spi_mosi"], "miso": d.pico["spi_miso"],
                                 "baudrate": SPI_BAUDRATE, "select": select, "readers": d.readers}
         if d.build == "hybrid-pico":
-            rfid["channels"] = [p.channels[s] for s in p.stations]
-        elif d.build == "rfid-pico" and [p.channels[s] for s in p.stations] != list(range(d.readers)):
+            from .chain import reader_stations
+
+            rfid["channels"] = [p.channels[s] for s in reader_stations(p)]
+        elif d.build == "rfid-pico" and sorted(p.channels.values()) != list(range(d.readers)):
             raise BuildError(f"{p.file}: channels: on an RFID-per-station build reader k is channel k; number the "
-                             f"stations 0..{d.readers - 1} in the game's order of readers")
+                             f"stations 0..{d.readers - 1}, each once")
         cfg["rfid"] = rfid
     if d.build == "reed-pico-pad":
         cfg["checkin"] = {"poll_ms": CHECKIN_POLL_MS}
@@ -388,7 +390,7 @@ def config_json(cfg: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------------------------------- profiles
 def profile_text(game_id: str, build: str) -> str:
     """A complete hardware profile (YAML) for ``game_id`` in ``build``: a reed matrix's rows and columns, and a chain's
-    chips, chosen from the game's coordinates (controller/hardware/chain.py); readers in the game's order."""
+    chips, and the readers' hubs, chosen from the game's coordinates (controller/hardware/chain.py)."""
     from controller.rules import load_game
 
     if build not in BUILDS:
@@ -423,7 +425,12 @@ def profile_text(game_id: str, build: str) -> str:
             scanner = ["scanner:", "  kind: shift_register", f"  channel_count: {math.ceil(n / 8) * 8}"]
     scanner += ["  port: null", "  usb_vid: 0x2E8A", "  usb_pid: 0x0005"]
     body = [*scanner, "pins:", f"  buzzer: {PI_BUZZER}", "  leds: {ready: 25, turn: 26, error: 27}", "channels:"]
-    if "shift_register" in scanner[1]:
+    if build == "rfid-pico":
+        from .chain import channels_by_groups, reader_groups
+
+        body[-1] = "channels:  # reader k is channel k; hub g reads 16g-16g+15: 16 neighbouring stations (controller/hardware/chain.py)"
+        body += [f"  {s}: {ch}" for s, ch in channels_by_groups(reader_groups(game, build_pitch(game, RC522)), 16).items()]
+    elif "shift_register" in scanner[1]:
         from .chain import channels_by_groups, chip_groups
 
         body[-1] = "channels:  # chip k reads channels 8k-8k+7: 8 neighbouring stations (controller/hardware/chain.py)"

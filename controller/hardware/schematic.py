@@ -186,7 +186,9 @@ def _readers(sch: Schematic, profile: Any, d: Any, cfg: Mapping[str, Any], pico_
     for sig in ("sck", "mosi", "miso"):
         sch.connect("U1", pico_pin(rf[sig]), sig.upper())
     sel = rf["select"]
-    names = list(profile.stations) if d.readers > 1 else ["PAD"]
+    from .chain import reader_stations
+
+    names = reader_stations(profile) if d.readers > 1 else ["PAD"]
     dec = d.decoder
     hubs = dec.groups if dec is not None and dec.groups > 1 else 0  # hubs with their own SPI buffer
     power = "3V3" if d.readers == 1 else "3V3_READERS"

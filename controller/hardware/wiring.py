@@ -175,7 +175,9 @@ def _station_tables(d: Any, cfg: Mapping[str, Any]) -> list[str]:
         out.append("")
     if d.readers > 1:
         dec = d.decoder
-        station_of_reader = list(p.stations)
+        from .chain import reader_stations
+
+        station_of_reader = reader_stations(p)
         out += [f"Decoders: {_decoder_text(dec)}", "",
                 "Readers (reader k's SDA, its chip select, on decoder output k; the wiring between a reader and its hub is in "
                 "section 3):", "", "| reader | decoder | output | station |", "|---|---|---|---|"]
