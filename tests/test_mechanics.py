@@ -218,7 +218,12 @@ def test_every_reader_reaches_its_hub_with_the_cable_the_bom_buys(profile) -> No
     far = max(mm for _, mm in chain.hub_reach(profile, d.pitch))
     cable = chain.hub_cable_cm(far)
     assert cable is not None, f"a reader {far:.0f} mm from its hub: no cable reaches"
-    assert bom.qty(bom.bill_for(profile), f"Female-female jumper wires, {cable} cm") == d.readers
+    bill = bom.bill_for(profile)
+    assert bom.qty(bill, f"Female-female jumper wires, {cable} cm") == d.readers
+    ribbons = chain.hub_ribbons(profile, d.pitch)  # each hub's own ribbon from the Pico, cut to its run
+    assert len(ribbons) == math.ceil(d.readers / 16) and all(mm > 0 for mm in ribbons)
+    assert bom.qty(bill, "Ribbon cable, 10-way") == math.ceil(sum(ribbons) / 1000 * 1.1)
+    assert bom.qty(bill, "IDC socket, 2 x 5") == 2 * len(ribbons)
     assert sorted(reader_stations(profile)) == sorted(profile.stations)
 
 

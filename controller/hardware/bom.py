@@ -230,8 +230,11 @@ def bill_for(profile: Any) -> Bill:
             "16 readers", 4.00, groups, drawn=False)
         add("Male pin header strip, 1 x 40, 2.54 mm (16 x 8-pin sockets per hub)", "16 readers", 0.60, groups * 4, drawn=False)
         add("Electrolytic capacitor 470 uF 6.3 V or more (one per hub, on the readers' 3.3 V)", "16 readers", 0.30, groups)
-        add("Ribbon cable, 10-way, with two 2 x 5 IDC sockets, 1 m (one per hub: address, enable, SPI, GND)", "16 readers",
-            3.00, groups, drawn=False)
+        ribbons = runs.hub_ribbons(profile, d.pitch)
+        add("Ribbon cable, 10-way, metres (Pico to each hub: address, enable, SPI, GND; from the wire runs, the farthest "
+            f"hub {max(ribbons) / 1000:.1f} m)", "16 readers", 1.20, math.ceil(sum(ribbons) / 1000 * 1.1), drawn=False)
+        add("IDC socket, 2 x 5, 2.54 mm (both ends of each hub's ribbon)", "16 readers", 0.30, 2 * len(ribbons),
+            drawn=False)
         add("Power wire, red and black, 0.75 mm2 (18 AWG), metres (the readers' 3.3 V and ground to every hub)", "16 readers",
             0.60, math.ceil(groups * 1.5), drawn=False)
         for rail in d.rails[1:]:

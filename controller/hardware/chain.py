@@ -464,6 +464,19 @@ def hub_reach(profile: Any, pitch: float) -> list[tuple[int, float]]:
     return out
 
 
+def hub_ribbons(profile: Any, pitch: float) -> list[float]:
+    """Each reader hub's 10-way ribbon from the Pico (at the middle of the bottom edge) to the hub's centre, mm,
+    along the board's axes with slack."""
+    from controller.rules import load_game
+
+    game = load_game(profile.game)
+    pts = positions(game, pitch)
+    names = reader_stations(profile)
+    end = _pico(pts, pitch)
+    return [round(_manhattan(end, _centre([pts[s] for s in names[g:g + READERS_PER_HUB]])) + SLACK_MM, 1)
+            for g in range(0, len(names), READERS_PER_HUB)]
+
+
 def light_runs(profile: Any, led_points: Sequence[tuple[float, float]], pitch: float = 40.0) -> tuple[float, float]:
     """The WS2812 chain's 3-way ribbon (LED to LED, and the connector to LED 0) and the 5 V feed to its far end (mm)."""
     from controller.rules import load_game
