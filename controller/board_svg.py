@@ -229,7 +229,8 @@ def _line_attrs(kind: str, kinds: list[str], p: float) -> str:
 
 
 def _drill_mark(kind: str, p: float) -> str:
-    """Where the sensor goes under a station: a reed switch off-centre, or a tag reader's antenna centred."""
+    """Where the sensor goes under a station: a reed switch off-centre, or the tag's circle over a reader module
+    centred under the station."""
     arm = 3.0
     cross = (f'<path class="drill cross" d="M{_n(-arm)},0H{_n(arm)}M0,{_n(-arm)}V{_n(arm)}" stroke="{DRILL_COLOUR}" '
              f'stroke-width="0.25" fill="none"/><circle class="drill" r="1" fill="none" stroke="{DRILL_COLOUR}" stroke-width="0.2"/>')

@@ -25,6 +25,7 @@ from controller.hardware.build import (
     profile_for,
     profile_text,
 )
+from controller.hardware.chain import reader_stations
 from controller.rules import game_ids, load_game
 from controller.sensing.profile import find_profile, parse_profile, profile_ids
 
@@ -125,10 +126,13 @@ def test_bom_wiring_and_firmware_config_agree(profile) -> None:  # noqa: ANN001
         assert sel["kind"] == "decoder" and len(sel["address"]) == d.decoder.address_bits and 2 ** len(sel["address"]) >= readers
         reader_rows = [r for r in table_rows(table, r"\d+") if len(r) == 4]
         assert [int(r[0]) for r in reader_rows] == list(range(readers))
-        assert [r[3] for r in reader_rows] == list(profile.stations)
+        stations = reader_stations(profile)  # rfid-pico: reader k is channel k; hybrid: hubs chosen from the coordinates
+        assert sorted(stations) == sorted(profile.stations) and [r[3] for r in reader_rows] == stations
+        if d.build == "rfid-pico":
+            assert [profile.channels[s] for s in stations] == list(range(readers))
         assert bom.qty(bill, "74HC154") == sum(n for c, n in d.decoder.chips.items() if c == "74HC154")
         if d.build == "hybrid-pico":
-            assert cfg["rfid"]["channels"] == [profile.channels[s] for s in profile.stations]
+            assert cfg["rfid"]["channels"] == [profile.channels[s] for s in stations]
         else:
             assert "channels" not in cfg["rfid"] and readers == cfg["channels"]
     elif readers == 1:
@@ -250,7 +254,15 @@ def test_firmware_profile_command(tmp_path: Path, capsys) -> None:  # noqa: ANN0
     out = tmp_path / "mine.yaml"
     assert main(["firmware", "profile", "luzhanqi", "--build", "reed-pico-pad", "--out", str(out)]) == 0
     prof = find_profile(out)
-    assert prof.sensing == "checkin" and prof.scanner.matrix == (6, 10)
+    # the board's own grid (12 rows of 5, as the shipped GPIO profile wires it), not the squarest 6 x 10 in game order
+    assert prof.sensing == "checkin" and prof.scanner.matrix == (12, 5)
+    shipped = find_profile("luzhanqi").channels
+
+    def lines(at: dict, k: int) -> set:  # noqa: ANN001 - the stations of each row (k=0) or column (k=1)
+        return {frozenset(s for s in at if at[s][k] == v) for v in {rc[k] for rc in at.values()}}
+
+    made = {s: divmod(ch, 5) for s, ch in prof.channels.items()}
+    assert lines(made, 0) == lines(shipped, 0) and lines(made, 1) == lines(shipped, 1)
     assert main(["bom", "--profile", str(out)]) == 0 and "check-in pad" in capsys.readouterr().out
     assert main(["firmware", "profile", "siguo", "--build", "reed-gpio"]) == 2
     assert "choose reed-pico" in capsys.readouterr().err

@@ -75,8 +75,28 @@ def test_every_command_takes_a_profile_by_name_or_file(how: str, tmp_path: Path,
     assert main(["firmware", "config", given, "--out", "-"]) == 0
     assert main(["print-board", "--profile", given, "--wiring"]) == 0
     assert main(["print-board", "--profile", given, "--out", str(tmp_path / "b.svg")]) == 0
+    root = tmp_path / "root"
+    assert main(["service", "install", "--profile", given, "--root", str(root), "--user", "pi",
+                 "--scanner-serial", "E6614103E7452D2F"]) == 0
+    unit = next(root.rglob("facedown.service")).read_text(encoding="utf-8")
+    assert f"--profile {prof.file}" in unit and "--board serial" in unit, "the unit names the profile's file"
     capsys.readouterr()
     for cmd in (["bom", "--profile"], ["print-board", "--out", str(tmp_path / "c.svg"), "--profile"],
                 ["hw-test", "--profile"]):
         assert main([*cmd, "no-such-board"]) == 2, cmd
         assert "shipped profiles: " in capsys.readouterr().err, cmd
+
+
+def test_hw_test_picks_the_board_the_profile_is_wired_for_and_refuses_the_other(capsys) -> None:  # noqa: ANN001
+    """A first-timer's slips: `--board gpio` on a Pico build (a traceback in hw-test and play), a station that is not
+    the game's, and a profile name that is neither a file nor shipped."""
+    assert main(["hw-test", "--board", "gpio", "--profile", "siguo"]) == 2
+    assert "siguo.yaml is wired for a Pico scanner over USB: use --board serial" in capsys.readouterr().err
+    assert main(["play", "--board", "gpio", "--profile", "stratego-pico", "--no-web"]) == 2
+    assert "stratego-pico.yaml is wired for a Pico scanner over USB: use --board serial" in capsys.readouterr().err
+    assert main(["hw-test", "--profile", "stratego-pico", "--stations", "zz9"]) == 2
+    assert "zz9: not stations of stratego" in capsys.readouterr().err
+    assert main(["print-board", "--profile", "stratego-pic", "--out", "x.svg"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("facedown print-board: stratego-pic: (name): no such file here and no shipped profile of that "
+                          "name; a profile file (my-board.yaml) or one of the shipped profiles: "), err

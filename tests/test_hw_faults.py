@@ -1,6 +1,8 @@
 """`facedown hw-test` points at wires: a cut row, a cut column, two shorted rows (on gpiozero's mock pins, end to end),
-a dead 74HC165 and two shorted chip inputs (the chain's readings modelled), a Pico matrix's cut column, and the
-guided mode that lists (and lights) what is left."""
+a dead 74HC165 and two shorted chip inputs (the chain's readings modelled), a Pico matrix's cut column; then on the
+scanner firmware's own code behind a pty with the fault wired into the modelled board: a cut row, a cut column, two
+shorted columns, a dead 74HC165 and two shorted 74HC165 inputs, each named by its wire, chip and pins; and the guided
+mode that lists (and lights) what is left."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import queue
 import threading
 import time
 
+import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.cli import main
@@ -182,30 +185,58 @@ def test_guided_mode_lights_and_lists_what_is_left_and_calls_the_rest_dead() -> 
     assert rep.dead == ["c"] and rep.ok == ["a", "b"]
 
 
-def test_a_dead_chip_on_the_scanner_firmware_behind_a_pty_is_named(tmp_path, capsys, monkeypatch) -> None:  # noqa: ANN001
-    """End to end through the real firmware (its own code under CPython, a 74HC165 chain modelled pin by pin) and the
-    real serial backend: chip 3 of siguo's chain lost its power, so its inputs never read a closed reed."""
+def _siguo_chip(k: int, n: int = 8) -> list[str]:
+    prof = find_profile("siguo")
+    return sorted((s for s, ch in prof.channels.items() if ch // 8 == k), key=prof.channels.get)[:n]
+
+
+def _siguo_channels(*chs: int) -> list[str]:
+    by_channel = {ch: s for s, ch in find_profile("siguo").channels.items()}
+    return [by_channel[c] for c in chs]
+
+
+#: (profile, the fault wired into the modelled board, stations visited, what the report must say)
+FIRMWARE_FAULTS = {
+    "cut row": ("stratego-pico", {"cut_rows": (0,)}, ["a1", "b1", "a2"],
+                "row R0, GP0 (Pico pin 1): all 2 of its stations dead (a1, b1)"),
+    "cut column": ("stratego-pico", {"cut_cols": (3,)}, ["d1", "d2", "a1"],
+                   "column C3, GP13 (Pico pin 17): all 2 of its stations dead (d1, d2)"),
+    "shorted columns": ("stratego-pico", {"shorted_cols": (1, 2)}, ["b1", "a3"],
+                        "column C1, GP11 (Pico pin 15) and column C2, GP12 (Pico pin 16) are shorted together"),
+    "dead chip": ("siguo", {"dead_chips": (3,)}, [*_siguo_chip(3), *_siguo_chip(5, 2)],
+                  f"74HC165 #3: all {len(_siguo_chip(3))} of its stations dead"),
+    "shorted inputs": ("siguo", {"shorted": (18, 19)}, [*_siguo_channels(18), *_siguo_channels(40)],
+                       "74HC165 #2 input C (pin 13) and 74HC165 #2 input D (pin 14) are shorted together: a magnet on "
+                       f"{_siguo_channels(18)[0]} also shows {_siguo_channels(19)[0]}"),
+}
+
+
+@pytest.mark.parametrize("fault", list(FIRMWARE_FAULTS))
+def test_hw_test_on_the_scanner_firmware_names_the_wire_of_each_fault(fault: str, tmp_path, capsys, monkeypatch) -> None:  # noqa: ANN001
+    """End to end through the real firmware (its own code under CPython behind a pseudo terminal, the reed matrix or
+    the 74HC165 chain modelled pin by pin, with the fault wired in) and the real serial backend: a person puts the
+    magnet on every station hw-test asks for; the board's wiring decides what the scanner sees, and the report's
+    "where to look" names the row, column, chip or pins."""
     from controller.commands import hw_test
     from controller.hardware.build import design, firmware_config
     from harness.firmware_standin.runner import FirmwareOnPty, World
 
-    prof = find_profile("siguo")
+    pid, wiring, stations, finding = FIRMWARE_FAULTS[fault]
+    prof = find_profile(pid)
     cfg = dict(firmware_config(design(prof)), settle_ms=10, scan_period_ms=2, heartbeat_ms=150)
     world = World()
-    sr = cfg["shift_register"]
-    world.shift_register(sr["load"], sr["clock"], sr["data"], sr["count"])
-    dead = {ch for ch in range(24, 32)}
+    if "matrix" in cfg:
+        world.matrix(cfg["matrix"]["rows"], cfg["matrix"]["cols"], **wiring)
+    else:
+        sr = cfg["shift_register"]
+        world.shift_register(sr["load"], sr["clock"], sr["data"], sr["count"], **wiring)
     port = tmp_path / "ttyACM0"
     fw = FirmwareOnPty(cfg, world, port).plug()
-    chip3 = sorted((s for s, ch in prof.channels.items() if ch in dead), key=prof.channels.get)
-    others = [s for s, ch in sorted(prof.channels.items(), key=lambda kv: kv[1]) if ch // 8 == 5][:2]
     asked = stations_asked(monkeypatch, hw_test)
 
     def act() -> None:
-        for _ in chip3 + others:
+        for _ in stations:
             ch = prof.channels[asked.get(timeout=30)]
-            if ch in dead:
-                continue  # the chip is dead: the reed closes, nothing reads it
             world.place(ch)
             time.sleep(0.2)
             world.lift(ch)
@@ -213,15 +244,19 @@ def test_a_dead_chip_on_the_scanner_firmware_behind_a_pty_is_named(tmp_path, cap
     person = threading.Thread(target=act, daemon=True)
     person.start()
     try:
-        code = main(["hw-test", "--board", "serial", "--profile", "siguo", "--port", str(port), "--stations",
-                     ",".join(chip3 + others), "--step-timeout", "0.6"])
+        code = main(["hw-test", "--board", "serial", "--profile", pid, "--port", str(port), "--stations",
+                     ",".join(stations), "--step-timeout", "0.6"])
     finally:
         person.join(timeout=30)
         fw.close()
     out = capsys.readouterr().out
     assert code == 1, out
-    assert f"74HC165 #3: all {len(chip3)} of its stations dead" in out, out
-    assert f"{len(others)} stations ok" in out
+    where = out.split("where to look:")[1]
+    assert finding in where, out
+    if fault in ("cut row", "cut column"):
+        assert "1 stations ok" in out or "1 station ok" in out, out
+    if fault == "dead chip":
+        assert "2 stations ok" in out and "74HC165 #5" not in where, out
 
 
 def test_guided_mode_on_the_scanner_firmware_keeps_each_station_lit_until_seen(tmp_path, capsys) -> None:  # noqa: ANN001

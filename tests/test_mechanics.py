@@ -99,6 +99,44 @@ def test_every_74hc165_sits_among_its_stations(profile) -> None:  # noqa: ANN001
     assert all(c.ribbon_in_mm > 0 for c in plan.chips)
 
 
+def _matrix_profiles() -> list:
+    out = [find_profile(p) for p in profile_ids()]
+    for g in game_ids():
+        for build in BUILDS:
+            try:
+                prof = profile_for(g, build)
+            except BuildError:
+                continue
+            if prof.file.startswith("generated/"):
+                out.append(prof)
+    return [p for p in out if p.scanner is None or p.scanner.kind == "matrix"]
+
+
+@pytest.mark.parametrize("profile", _matrix_profiles(), ids=lambda p: p.file.rsplit("/", 1)[-1])
+def test_every_matrix_line_is_within_its_stated_limit(profile) -> None:  # noqa: ANN001
+    from controller.hardware.build import design
+
+    runs = chain.matrix_runs(profile, design(profile).pitch)
+    cols = {k: v for k, v in runs.items() if k[0] == "C"}
+    rows = {k: v for k, v in runs.items() if k[0] == "R"}
+    assert cols and rows
+    assert max(cols.values()) <= chain.MATRIX_COLUMN_LIMIT_MM, max(cols.items(), key=lambda kv: kv[1])
+    assert max(rows.values()) <= chain.MATRIX_ROW_LIMIT_MM, max(rows.items(), key=lambda kv: kv[1])
+
+
+def test_a_matrix_numbered_in_the_games_order_broke_the_column_limit_the_generator_keeps() -> None:
+    """sanjunqi's staggered board on the Pi's 20 lines: numbered in the game's order (as generated profiles were), its
+    columns zigzag over the whole board, 2.9 m; laid out from the coordinates they stay under 2 m."""
+    from controller.sensing.profile import squarest_matrix
+
+    new = profile_for("sanjunqi", "reed-gpio")
+    rows, cols = squarest_matrix(len(new.channels))
+    old = dataclasses.replace(new, channels={s: (i // cols, i % cols) for i, s in enumerate(load_game("sanjunqi").station_ids)})
+    worst = max(v for k, v in chain.matrix_runs(old).items() if k[0] == "C")
+    assert worst > chain.MATRIX_COLUMN_LIMIT_MM
+    assert max(v for k, v in chain.matrix_runs(new).items() if k[0] == "C") <= chain.MATRIX_COLUMN_LIMIT_MM < worst
+
+
 def test_the_old_station_order_chain_broke_the_limits_the_generator_keeps() -> None:
     siguo = find_profile("siguo")
     ordered = dataclasses.replace(siguo, channels={s: i for i, s in enumerate(siguo.stations)})
@@ -123,3 +161,81 @@ def test_each_led_chain_link_is_a_short_hop_and_the_bom_buys_the_ribbon(pid: str
     ribbon, feed = chain.light_runs(profile, leds, pitch)
     assert ribbon >= sum(hops) and feed > 0
     assert bom.qty(bom.bill_for(profile), "Ribbon cable, 3-way") == math.ceil(ribbon / 1000 * 1.1)
+
+
+@pytest.mark.parametrize("profile", [find_profile("luzhanqi-rfid"), profile_for("stratego", "hybrid-pico")],
+                         ids=["luzhanqi-rfid", "stratego-hybrid-pico"])
+def test_each_reader_pocket_is_drawn_centred_under_its_station_as_the_docs_say(profile) -> None:  # noqa: ANN001
+    """The module centred under the station: the assembly layer's pocket sits on the pilot, the module plus 1 mm, turned
+    as the fit check says; the mechanics table, the README's rfid-pico steps and the BOM's fit text say the same."""
+    from pathlib import Path
+
+    from controller.hardware import bom
+    from controller.hardware.build import design
+    from controller.hardware.readers import RC522, orientation
+
+    game = load_game(profile.game)
+    under = printable(game, profile=profile, layer="assembly").whole
+    across, along = (RC522.width_mm, RC522.depth_mm) if orientation(game, RC522) == "long side left-right" else \
+        (RC522.depth_mm, RC522.width_mm)
+    stations = re.findall(r'<g class="station" data-station="([^"]+)" transform="translate\([\d.]+,[\d.]+\)">(.*?)</g>', under)
+    assert len(stations) == len(game.stations)
+    for sid, body in stations:
+        m = re.search(r'<rect class="pocket" x="([-\d.]+)" y="([-\d.]+)" width="([\d.]+)" height="([\d.]+)" '
+                      r'transform="translate\(([-\d.]+),([-\d.]+)\) rotate\(0\)"', body)
+        assert m, sid
+        x, y, w, h, cx, cy = map(float, m.groups())
+        assert (cx, cy) == (0.0, 0.0) and (x + w / 2, y + h / 2) == pytest.approx((0.0, 0.0)), sid
+        assert (w, h) == pytest.approx((across + 1, along + 1)), sid
+        assert 'class="hole pilot"' in body, "the pocket is centred on the station's own pilot"
+    table = mechanics.mechanics_markdown()
+    assert "the module centred on the pilot" in table
+    readme = (Path(__file__).resolve().parent.parent / "hardware" / "README.md").read_text(encoding="utf-8")
+    steps = readme.split("### `rfid-pico`")[1].split("###")[0]
+    assert "the module centred under the station's cross" in steps and "antenna** (the coil" not in steps
+    assert "the module centred under its station" in bom.fit_text(design(profile))
+
+
+def _reader_profiles() -> list:
+    out = [find_profile(p) for p in profile_ids() if find_profile(p).sensing in ("rfid", "hybrid")]
+    for g in game_ids():
+        for build in ("rfid-pico", "hybrid-pico"):
+            prof = profile_for(g, build)
+            if prof.file.startswith("generated/"):
+                out.append(prof)
+    return out
+
+
+@pytest.mark.parametrize("profile", _reader_profiles(), ids=lambda p: p.file.rsplit("/", 1)[-1])
+def test_every_reader_reaches_its_hub_with_the_cable_the_bom_buys(profile) -> None:  # noqa: ANN001
+    """Each hub of 16 readers sits among them (its decoder selects readers 16g..16g+15): the farthest reader is within
+    the longest cable's reach, and the BOM buys the cable that reaches it."""
+    from controller.hardware import bom
+    from controller.hardware.build import design
+    from controller.hardware.chain import reader_stations
+
+    d = design(profile)
+    far = max(mm for _, mm in chain.hub_reach(profile, d.pitch))
+    cable = chain.hub_cable_cm(far)
+    assert cable is not None, f"a reader {far:.0f} mm from its hub: no cable reaches"
+    bill = bom.bill_for(profile)
+    assert bom.qty(bill, f"Female-female jumper wires, {cable} cm") == d.readers
+    ribbons = chain.hub_ribbons(profile, d.pitch)  # each hub's own ribbon from the Pico, cut to its run
+    assert len(ribbons) == math.ceil(d.readers / 16) and all(mm > 0 for mm in ribbons)
+    assert bom.qty(bill, "Ribbon cable, 10-way") == math.ceil(sum(ribbons) / 1000 * 1.1)
+    assert bom.qty(bill, "IDC socket, 2 x 5") == 2 * len(ribbons)
+    assert sorted(reader_stations(profile)) == sorted(profile.stations)
+
+
+def test_readers_in_the_games_order_left_hubs_out_of_reach() -> None:
+    """siguo's readers numbered in the game's order (as generated profiles were) put a reader 731 mm from its hub's
+    centre, beyond any cable; hubs chosen from the coordinates bring the farthest within 50 cm."""
+    from controller.hardware.build import design
+
+    new = profile_for("siguo", "rfid-pico")
+    old = dataclasses.replace(new, channels={s: i for i, s in enumerate(load_game("siguo").station_ids)})
+    pitch = design(new).pitch
+    worst_old = max(mm for _, mm in chain.hub_reach(old, pitch))
+    worst_new = max(mm for _, mm in chain.hub_reach(new, pitch))
+    assert chain.hub_cable_cm(worst_old) is None and worst_old > 700
+    assert chain.hub_cable_cm(worst_new) is not None and worst_new < worst_old * 0.65

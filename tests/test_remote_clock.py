@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_club_support import Mosquitto, wait_for
 from test_remote import Truth, audit, start_game
 
 from controller.club.broker import parse_broker
 from controller.club.clock import TimeControl
 from controller.remote.host import RemoteHost
 from controller.remote.protocol import RemoteError
+from harness.broker import Mosquitto, wait_for
 
 
 class FakeTime:
@@ -217,8 +217,8 @@ def test_a_seat_pauses_resumes_and_resigns_from_its_page(broker: Any, tmp_path: 
 def test_a_table_refereed_here_has_no_remote_asks(tmp_path: Path) -> None:
     """The asks route belongs to remote seats: a table whose referee is here says so (its arbiter pauses)."""
     from test_web_api import csrf_of, post
-    from test_web_support import Game
 
+    from harness.web_game import Game
     from web_referee.app import create_app
 
     g = Game("stratego", tmp_path)

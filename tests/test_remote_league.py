@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_club_support import Mosquitto, wait_for
 from test_remote import Board, Truth, audit
 
 from controller.club.broker import parse_broker
 from controller.remote.league import LeagueHost, ask_for_game, league_codes, read_key
 from controller.remote.protocol import RemoteError
 from controller.rules.deploy import random_deployment
+from harness.broker import Mosquitto, wait_for
 
 
 @pytest.fixture()

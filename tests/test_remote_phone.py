@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from browser_support import chromium, open_page, tap_and_settle, wait
 from cli_process import Cli
-from test_club_support import Mosquitto, free_port
 from test_remote import Board, audit
 
 from controller.club.broker import parse_broker
 from controller.commands.join import phone_seat
 from controller.remote.host import RemoteHost
 from controller.rules.deploy import random_deployment
+from harness.broker import Mosquitto, free_port
 
 # every text the page receives, its state and answers (fetch) and its live events (the event stream)
 CAPTURE = """

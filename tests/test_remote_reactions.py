@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_club_support import Mosquitto, wait_for
 from test_remote import Board, Phone, audit
 from test_sanjunqi_physical import RED, _turned
 
 from controller.club.broker import parse_broker
 from controller.remote.host import RemoteHost
 from controller.rules.reactions import offers
+from harness.broker import Mosquitto, wait_for
 
 BLUE = {_turned()[s]: p for s, p in RED.items()}
 FLIGHT = ("a7", "f7")  # Red's fighter stops within two steps of Blue's AA gun on m7

@@ -84,7 +84,9 @@ def analyse(stations: Sequence[str], baseline: Snapshot, steps: Sequence[Step], 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("hw-test", help="check every station with a magnet: dead, stuck, flickering, miswired, and "
                                        "which wire")
-    p.add_argument("--board", choices=["gpio", "serial"], default="serial")
+    p.add_argument("--board", choices=["gpio", "serial"], default=None,
+                   help="gpio: a reed matrix on the Pi's header; serial: a Pico scanner over USB (default: what the "
+                        "profile is wired for)")
     p.add_argument("--profile", help="hardware profile: a file or a shipped profile's name (default: the game's "
                                      "default profile)")
     p.add_argument("--game", default="stratego", help="game whose default profile to use without --profile")
@@ -174,7 +176,17 @@ def run(args: argparse.Namespace) -> int:
     except ProfileError as exc:
         print(f"facedown hw-test: {exc}", file=sys.stderr)
         return 2
-    if args.board == "gpio":
+    stations = args.stations.split(",") if args.stations else list(prof.stations)
+    unknown = [s for s in stations if s not in prof.channels]
+    if unknown:
+        print(f"facedown hw-test: --stations: {', '.join(unknown)}: not stations of {prof.game}", file=sys.stderr)
+        return 2
+    kind = args.board or ("serial" if prof.scanner is not None else "gpio")
+    if kind == "gpio" and prof.scanner is not None:
+        print(f"facedown hw-test: --board gpio: {prof.file} is wired for a Pico scanner over USB: use --board serial",
+              file=sys.stderr)
+        return 2
+    if kind == "gpio":
         from controller.sensing.gpio_matrix import GpioMatrixBoard
 
         board = GpioMatrixBoard(prof)
@@ -184,11 +196,6 @@ def run(args: argparse.Namespace) -> int:
         sc = prof.scanner
         board = SerialScannerBoard(prof.stations, prof.channels, port=args.port or (sc.port if sc else None),
                                    vid=sc.usb_vid if sc else None, pid=sc.usb_pid if sc else None)
-    stations = args.stations.split(",") if args.stations else list(prof.stations)
-    unknown = [s for s in stations if s not in prof.channels]
-    if unknown:
-        print(f"facedown hw-test: --stations: {', '.join(unknown)}: not stations of {prof.game}", file=sys.stderr)
-        return 2
     from controller.lights import lights_driver
 
     lights = lights_driver(prof, board)
@@ -199,7 +206,9 @@ def run(args: argparse.Namespace) -> int:
     baseline = Snapshot(0, frozenset(), {})
     try:
         if hasattr(board, "wait_known") and not board.wait_known(10):
-            print(f"scanner not ready: {board.status}")
+            print(f"scanner not ready: {board.status}. Plug the Pico in with a data cable (`facedown firmware list` "
+                  "shows it; a new Pico needs MicroPython and `facedown firmware flash PROFILE` first, docs/firmware.md), "
+                  "or give its port with --port")
             return 1
         print("take every piece and magnet off the board")
         time.sleep(1.5)

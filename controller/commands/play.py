@@ -198,6 +198,8 @@ def board_refusal(kind: str, profile: Any) -> str | None:
     if getattr(profile, "sensing", "reed") == "checkin" and kind != "serial":
         return (f"facedown play: {profile.file} is a check-in pad profile (sensing: checkin): its pad is read by the "
                 f"Pico scanner, so it needs --board serial, not --board {kind}")
+    if kind == "gpio" and getattr(profile, "scanner", None) is not None:
+        return f"facedown play: {profile.file} is wired for a Pico scanner over USB: use --board serial, not --board gpio"
     return None
 
 

@@ -41,11 +41,14 @@ class BomError(FaceDownError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Part:
-    """A part: its name (with its size where that matters), what its quantity follows, a typical hobby-shop price."""
+    """A part: its name (with its size where that matters), what its quantity follows, a typical hobby-shop price,
+    and whether it is a part of the circuit, drawn on the schematic (``drawn``), or wire, board, holder or tool."""
 
     name: str
     per: str
     price: float
+    drawn: bool = True
+    spare: float = 0.0  # bought beyond what the design uses, as a fraction (reeds: glass cracks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,78 +132,83 @@ def bill_for(profile: Any) -> Bill:
     n, pieces = d.stations, piece_count(game)
     lines: list[tuple[Part, float]] = []
 
-    def add(name: str, per: str, price: float, count: float) -> None:
+    def add(name: str, per: str, price: float, count: float, drawn: bool = True, spare: float = 0.0) -> None:
+        """One line; ``drawn=False`` for what the schematic does not draw (wire, cable, board, socket, holder);
+        ``spare``: buy that fraction more than ``count``."""
         if count > 0:
-            lines.append((Part(name, per, price), count))
+            lines.append((Part(name, per, price, drawn, spare), math.ceil(round(count * (1 + spare), 6))))
 
     w, h = board_size(game, d.pitch)
     from . import chain as runs
     from . import mechanics as mech
 
     add("Raspberry Pi 4 Model B, 2 GB (a Pi 3B+ or Zero 2 W also runs the referee)", "board", 45.00, 1)
-    add("microSD card, 32 GB, A1 class", "board", 10.00, 1)
+    add("microSD card, 32 GB, A1 class", "board", 10.00, 1, drawn=False)
     pi_rail = d.rails[0]
     add(pi_rail.supply, "board", 8.00, 1)
-    add("Passive piezo buzzer module, 3.3 V", "board", 2.00, 1)
-    add("LED, 5 mm (ready, turn, error)", "board", 0.20, 3)
-    add("Resistor 330 ohm, 1/4 W (one per LED)", "board", 0.10, 3)
+    add("Passive piezo buzzer module, 3.3 V", "board", 2.00, 1 if profile.pins.buzzer is not None else 0)
+    leds = len(profile.pins.leds)
+    add(f"LED, 5 mm ({', '.join(profile.pins.leds)})", "board", 0.20, leds)
+    add("Resistor 330 ohm, 1/4 W (one per LED)", "board", 0.10, leds)
     add(f"Board blank: {mech.BOARD_MM:g} mm {mech.BOARD_MATERIAL}, {w:.0f} x {h:.0f} mm (the printed board at "
-        f"{d.pitch:g} mm pitch)", "board", _blank_price(w, h), 1)
+        f"{d.pitch:g} mm pitch)", "board", _blank_price(w, h), 1, drawn=False)
     frame = math.ceil(2 * (w + h) / 1000 + 0.2)
     add("Pine strip 20 x 20 mm, metres (a frame glued under the board's edges: the wiring clears the table)", "board", 1.50,
-        frame)
+        frame, drawn=False)
     add("Rubber feet, self-adhesive, 12 mm (under the frame: the corners and every 300 mm of edge)", "board", 0.15,
-        4 + math.ceil(2 * (w + h) / 300))
+        4 + math.ceil(2 * (w + h) / 300), drawn=False)
     add("Clear self-adhesive laminating film, A4 sheets (over the glued print)", "board", 0.50,
-        math.ceil(w * h / (210 * 297) * 1.2))
-    add("Female-female jumper wire, 20 cm (buzzer, LEDs)", "board", 0.10, 8)
-    add("Heat-shrink tubing assortment, 1.5-6 mm (sleeve every crossing and bare joint)", "board", 3.00, 1)
+        math.ceil(w * h / (210 * 297) * 1.2), drawn=False)
+    add("Female-female jumper wire, 20 cm (buzzer, LEDs)", "board", 0.10, 8, drawn=False)
+    add("Heat-shrink tubing assortment, 1.5-6 mm (sleeve every crossing and bare joint)", "board", 3.00, 1, drawn=False)
     if d.reeds:
         add(f"{mech.REED.part} (10 % spare: glass cracks when its leads are bent)", "station + 10 %", mech.REED.price,
-            math.ceil(round(n * 1.1, 6)))
+            n, spare=0.10)
         add(f"{mech.MAGNET.part} (one in each piece's base; {mech.POCKET_DIA_MM:g} mm pocket, {mech.POCKET_DEPTH_MM:g} mm deep)",
-            "piece", mech.MAGNET.price, pieces)
+            "piece", mech.MAGNET.price, pieces, drawn=False)
     if d.diodes:
         lines_mm = runs.matrix_runs(profile, d.pitch)
         rows_m = sum(v for k, v in lines_mm.items() if k.startswith("R")) / 1000
         cols_m = sum(v for k, v in lines_mm.items() if k.startswith("C")) / 1000
         add("Diode 1N4148 (one per switch, against ghost readings)", "station", 0.05, d.diodes)
         add("Tinned copper wire, bare, 0.6 mm (22 AWG), metres (the matrix rows: diode cathodes; from the wire runs)",
-            "row", 0.40, math.ceil(rows_m * 1.1))
+            "row", 0.40, math.ceil(rows_m * 1.1), drawn=False)
         add("Solid hook-up wire, insulated, 0.5 mm2 (22 AWG), metres (the matrix columns: reed leads; from the wire runs)",
-            "column", 0.30, math.ceil(cols_m * 1.1))
+            "column", 0.30, math.ceil(cols_m * 1.1), drawn=False)
     if d.pi_matrix:
-        add("40-pin GPIO ribbon cable and screw-terminal breakout (every row and column wire ends on it)", "board", 10.00, 1)
+        add("40-pin GPIO ribbon cable and screw-terminal breakout (every row and column wire ends on it)", "board", 10.00, 1, drawn=False)
     if d.build != "reed-gpio":
         add("Raspberry Pi Pico H (RP2040, headers fitted)", "board", 5.00, 1)
         add("USB-A to micro-USB data cable, 1 m (Pico to Pi)", "board", 3.00, 1)
     if d.pico_matrix:
-        add("Screw-terminal breakout board for the Pico (every row and column wire ends on it)", "board", 8.00, 1)
+        add("Screw-terminal breakout board for the Pico (every row and column wire ends on it)", "board", 8.00, 1, drawn=False)
     if d.chips_165:
         c = d.chips_165
         plan = runs.chain_plan(profile, d.pitch)
         add("74HC165 8-bit shift register, DIP-16 (8 neighbouring stations each)", "74HC165", 0.80, c)
-        add("IC socket, DIP-16 (one per 74HC165)", "74HC165", 0.15, c)
+        add("IC socket, DIP-16 (one per 74HC165)", "74HC165", 0.15, c, drawn=False)
         add("Resistor 10 kOhm, 1/4 W (pull-up on every 74HC165 input, spare inputs too)", "74HC165 input", 0.05, d.pullups)
         add("Capacitor 100 nF ceramic (one per 74HC165)", "74HC165", 0.10, c)
-        add("Stripboard, about 50 x 70 mm (one per 74HC165, placed among its 8 stations)", "74HC165", 1.00, c)
+        add("Stripboard, about 50 x 70 mm (one per 74HC165, placed among its 8 stations)", "74HC165", 1.00, c, drawn=False)
         add("Solid hook-up wire, insulated, 0.5 mm2 (22 AWG), metres (reed to its chip input, and the ground bus; from "
-            "the wire runs)", "station", 0.30, math.ceil(plan.reed_wire_mm * 2 / 1000 * 1.1))
+            "the wire runs)", "station", 0.30, math.ceil(plan.reed_wire_mm * 2 / 1000 * 1.1), drawn=False)
         add("Ribbon cable, 6-way, metres (Pico to chip 0, chip to chip: 3.3 V, GND, PL, CP, GND, Q7 to DS; from the "
-            "wire runs)", "74HC165", 1.00, math.ceil(plan.ribbon_mm / 1000 * 1.1))
+            "wire runs)", "74HC165", 1.00, math.ceil(plan.ribbon_mm / 1000 * 1.1), drawn=False)
         add(f"Resistor {runs.SERIES_OHMS} ohm, 1/4 W (in series with PL and CP at the Pico: damps the long ribbon's ringing)",
             "board", 0.10, 2)
         if plan.buffered:
-            add(f"74HC125 quad buffer, DIP-14, with socket and 100 nF (re-drives PL and CP at chip {plan.buffer_at}: the "
-                f"ribbon is {plan.ribbon_mm / 1000:.1f} m)", "board", 1.00, 1)
+            add(f"74HC125 quad buffer, DIP-14 (re-drives PL and CP at chip {plan.buffer_at}: the ribbon is "
+                f"{plan.ribbon_mm / 1000:.1f} m)", "board", 0.70, 1)
+            add("IC socket, DIP-14 (the 74HC125 re-driver)", "board", 0.15, 1, drawn=False)
+            add("Capacitor 100 nF ceramic (the 74HC125 re-driver's VCC to ground)", "board", 0.10, 1)
     if d.readers and d.module:
         m = d.module
         add(f"{m.name}", "reader", m.price, d.readers)
-        add("NTAG213 NFC sticker tag, 25 mm (one in each piece's base)", "piece", 0.50, pieces)
+        add("NTAG213 NFC sticker tag, 25 mm (one in each piece's base)", "piece", 0.50, pieces, drawn=False)
     if d.build == "reed-pico-pad":
         add("Female-female jumper wire, 30 cm (the pad's reader to the Pico: 3.3 V, GND, SDA, SCK, MOSI, MISO, RST)", "pad",
-            0.10, 7)
-        add("Check-in pad: a 70 x 50 mm wooden block or small box over the reader, marked 'tap here'", "pad", 2.00, 1)
+            0.10, 7, drawn=False)
+        add("Check-in pad: a 70 x 50 mm wooden block or small box over the reader, marked 'tap here'", "pad", 2.00, 1, drawn=False)
     if d.decoder:
         dec = d.decoder
         for chip, count in dec.chips.items():
@@ -215,16 +223,20 @@ def bill_for(profile: Any) -> Bill:
                 "16 readers", 0.70, groups)
         add("Capacitor 100 nF ceramic (one per decoder or buffer chip)", "chip", 0.10,
             sum(dec.chips.values()) + (groups if dec.groups > 1 else 0))
-        add("Female-female jumper wires, 30 cm, a strip of 8 (one per reader: its 8-pin header to its hub)", "reader", 0.80,
-            d.readers)
+        cable = runs.hub_cable_cm(max(mm for _, mm in runs.hub_reach(profile, d.pitch))) or runs.HUB_CABLES[-1][0]
+        add(f"Female-female jumper wires, {cable} cm, a strip of 8 (one per reader: its 8-pin header to its hub; the "
+            "farthest reader sets the length)", "reader", 0.80 if cable <= 30 else 1.20, d.readers, drawn=False)
         add("Stripboard, about 100 x 160 mm (a hub per 16 readers: decoder, buffer, 16 x 8-pin headers, power bus)",
-            "16 readers", 4.00, groups)
-        add("Male pin header strip, 1 x 40, 2.54 mm (16 x 8-pin sockets per hub)", "16 readers", 0.60, groups * 4)
+            "16 readers", 4.00, groups, drawn=False)
+        add("Male pin header strip, 1 x 40, 2.54 mm (16 x 8-pin sockets per hub)", "16 readers", 0.60, groups * 4, drawn=False)
         add("Electrolytic capacitor 470 uF 6.3 V or more (one per hub, on the readers' 3.3 V)", "16 readers", 0.30, groups)
-        add("Ribbon cable, 10-way, with two 2 x 5 IDC sockets, 1 m (one per hub: address, enable, SPI, GND)", "16 readers",
-            3.00, groups)
+        ribbons = runs.hub_ribbons(profile, d.pitch)
+        add("Ribbon cable, 10-way, metres (Pico to each hub: address, enable, SPI, GND; from the wire runs, the farthest "
+            f"hub {max(ribbons) / 1000:.1f} m)", "16 readers", 1.20, math.ceil(sum(ribbons) / 1000 * 1.1), drawn=False)
+        add("IDC socket, 2 x 5, 2.54 mm (both ends of each hub's ribbon)", "16 readers", 0.30, 2 * len(ribbons),
+            drawn=False)
         add("Power wire, red and black, 0.75 mm2 (18 AWG), metres (the readers' 3.3 V and ground to every hub)", "16 readers",
-            0.60, math.ceil(groups * 1.5))
+            0.60, math.ceil(groups * 1.5), drawn=False)
         for rail in d.rails[1:]:
             if rail.name.startswith("readers 3.3"):
                 add(rail.supply, "board", {3000: 4.00, 5000: 8.00, 10000: 15.00}[int(rail.supply_ma)], 1)
@@ -245,14 +257,14 @@ def bill_for(profile: Any) -> Bill:
         add("Capacitor 100 nF ceramic (one per LED, across its 5 V and ground)", "LED", 0.05, lt.count)
         add("74AHCT125 quad buffer, DIP-14 (the Pico's 3.3 V data up to 5 V for the chain; unused gates: input to GND, "
             "OE to 5 V)", "board", 0.70, 1)
-        add("IC socket, DIP-14, and a 30 x 40 mm piece of stripboard (the 74AHCT125)", "board", 0.60, 1)
+        add("IC socket, DIP-14, and a 30 x 40 mm piece of stripboard (the 74AHCT125)", "board", 0.60, 1, drawn=False)
         add("Capacitor 100 nF ceramic (the 74AHCT125's VCC to ground)", "board", 0.10, 1)
         add("Resistor 330 ohm, 1/4 W (in series with the chain's data input, at the first LED)", "board", 0.10, 1)
         add("Electrolytic capacitor 1000 uF 10 V (across the chain's 5 V and ground, at the first LED)", "board", 0.40, 1)
         add("Ribbon cable, 3-way, metres (5 V, GND, data from LED to LED; from the wire runs)", "LED", 1.00,
-            math.ceil(chain_mm / 1000 * 1.1))
+            math.ceil(chain_mm / 1000 * 1.1), drawn=False)
         add("Power wire, red and black, 0.75 mm2 (18 AWG), metres (the chain's 5 V in at both ends; from the wire runs)",
-            "board", 0.60, math.ceil((feed_mm + 300) / 1000 * 1.1))
+            "board", 0.60, math.ceil((feed_mm + 300) / 1000 * 1.1), drawn=False)
         add(rail.supply, "board", {2000: 7.00, 3000: 10.00, 5000: 15.00, 10000: 25.00}[int(rail.supply_ma)], 1)
         add("DC barrel jack socket, 5.5 x 2.1 mm, panel mount (the lights' supply)", "board", 1.00, 1)
         add(f"Inline fuse holder with a {fuse_for(rail.supply_ma)} A fast fuse (the lights' 5 V, at the barrel jack)",
@@ -260,7 +272,7 @@ def bill_for(profile: Any) -> Bill:
     elif lt is not None:
         add("LED, 3 mm (one per station with a light)", "LED", 0.15, lt.count)
         add("Resistor 330 ohm, 1/4 W (one per station LED)", "LED", 0.10, lt.count)
-        add("Female-female jumper wire, 20 cm (one per station LED)", "LED", 0.10, lt.count)
+        add("Female-female jumper wire, 20 cm (one per station LED)", "LED", 0.10, lt.count, drawn=False)
     built = tuple(Line(part, int(count)) for part, count in lines)
     return Bill(game=game.id, build=d.build, profile=profile.id, stations=n, matrix=d.pi_matrix or d.pico_matrix,
                 pieces=pieces, lines=built, design=d, lights_from=lights_from)
@@ -423,11 +435,24 @@ def mechanics_lines(bill: Bill) -> list[str]:
                    f"{mech.TAG_SKIN_MM:g} mm of wood" + (f", on {mech.HYBRID_SPACER_MM:g} mm spacers over the reed" if hyb else "")
                    + f"), within half the {mech.TAG_RANGE_MM:g} mm reliable range: "
                    + ("ok" if mech.tag_gap_ok(hyb) else "TOO FAR"))
+    if d.readers > 1:
+        reach = runs.hub_reach(d.profile, d.pitch)
+        far = max(mm for _, mm in reach)
+        cable = runs.hub_cable_cm(far)
+        out.append(f"Reader hubs: {len(reach)} of up to {runs.READERS_PER_HUB} readers, each among its readers; the "
+                   f"farthest reader {far:.0f} mm from its hub's centre: "
+                   + (f"{cable} cm cables (they reach {dict(runs.HUB_CABLES)[cable]:.0f} mm)." if cable else
+                      f"TOO FAR for the longest cable ({runs.HUB_CABLES[-1][0]} cm)."))
     if d.diodes:
         lines = runs.matrix_runs(d.profile, d.pitch)
-        name, longest = max(lines.items(), key=lambda kv: kv[1])
-        out.append(f"Matrix wires: {len(lines)} runs, {sum(lines.values()) / 1000:.1f} m in all, the longest {name} "
-                   f"{longest:.0f} mm (to the connector at the middle of the bottom edge).")
+        row, row_mm = max(((k, v) for k, v in lines.items() if k[0] == "R"), key=lambda kv: kv[1])
+        col, col_mm = max(((k, v) for k, v in lines.items() if k[0] == "C"), key=lambda kv: kv[1])
+        out.append(f"Matrix wires: {len(lines)} runs, {sum(lines.values()) / 1000:.1f} m in all (each to the connector at "
+                   f"the middle of the bottom edge); the longest column {col} {col_mm:.0f} mm (limit "
+                   f"{runs.MATRIX_COLUMN_LIMIT_MM:.0f}: its pull-up recharges it within the scanner's 10 us), the longest "
+                   f"row {row} {row_mm:.0f} mm (limit {runs.MATRIX_ROW_LIMIT_MM:.0f})"
+                   + ("" if col_mm <= runs.MATRIX_COLUMN_LIMIT_MM and row_mm <= runs.MATRIX_ROW_LIMIT_MM else ": TOO LONG")
+                   + ".")
     if d.chips_165:
         plan = runs.chain_plan(d.profile, d.pitch)
         out.append(f"74HC165 chain: widest chip {plan.widest_spread_mm:.0f} mm from its farthest station (limit "
@@ -449,6 +474,6 @@ def fit_text(d: Design) -> str:
     if d.readers == 1:
         return (f"Reader: one {m.chip} module ({m.size}) beside the board as the check-in pad; the board keeps the "
                 f"{d.pitch:g} mm reed pitch.")
-    return (f"Readers: {d.readers} x {m.chip} module, {m.size} each, antenna centred under its station, "
+    return (f"Readers: {d.readers} x {m.chip} module, {m.size} each, the module centred under its station, "
             f"{orientation(load_game(d.profile.game), m)}; on this board they need a pitch of at least "
             f"{d.required_pitch:g} mm (module plus 3 mm between neighbours); printed at {d.pitch:g} mm, so they fit.")

@@ -363,10 +363,12 @@ def firmware_config(d: Design) -> dict[str, Any]:
         rfid: dict[str, Any] = {"spi": 0, "sck": d.pico["spi_sck"], "mosi": d.pico["spi_mosi"], "miso": d.pico["spi_miso"],
                                 "baudrate": SPI_BAUDRATE, "select": select, "readers": d.readers}
         if d.build == "hybrid-pico":
-            rfid["channels"] = [p.channels[s] for s in p.stations]
-        elif d.build == "rfid-pico" and [p.channels[s] for s in p.stations] != list(range(d.readers)):
+            from .chain import reader_stations
+
+            rfid["channels"] = [p.channels[s] for s in reader_stations(p)]
+        elif d.build == "rfid-pico" and sorted(p.channels.values()) != list(range(d.readers)):
             raise BuildError(f"{p.file}: channels: on an RFID-per-station build reader k is channel k; number the "
-                             f"stations 0..{d.readers - 1} in the game's order of readers")
+                             f"stations 0..{d.readers - 1}, each once")
         cfg["rfid"] = rfid
     if d.build == "reed-pico-pad":
         cfg["checkin"] = {"poll_ms": CHECKIN_POLL_MS}
@@ -387,9 +389,9 @@ def config_json(cfg: dict[str, Any]) -> str:
 
 # ---------------------------------------------------------------------------------------------------- profiles
 def profile_text(game_id: str, build: str) -> str:
-    """A complete hardware profile (YAML) for ``game_id`` in ``build``: stations numbered in the game's order."""
+    """A complete hardware profile (YAML) for ``game_id`` in ``build``: a reed matrix's rows and columns, and a chain's
+    chips, and the readers' hubs, chosen from the game's coordinates (controller/hardware/chain.py)."""
     from controller.rules import load_game
-    from controller.sensing.profile import squarest_matrix
 
     if build not in BUILDS:
         raise BuildError(f"build {build!r}: expected one of {', '.join(BUILDS)}")
@@ -402,30 +404,39 @@ def profile_text(game_id: str, build: str) -> str:
             f"sensing: {SENSING_OF_BUILD[build]}",
             *(["scan_period_ms: 10", "settle_ms: 40"] if build == "reed-gpio" else ["scan_period_ms: 5", "settle_ms: 30"])]
     leds = "{" + ", ".join(f"{k}: {v}" for k, v in PI_LEDS.items()) + "}"
+    from .chain import matrix_layout
+
     if build == "reed-gpio":
-        rows, cols = squarest_matrix(n)
+        rows, cols, at = matrix_layout(game, len(PI_MATRIX_POOL))
         if rows + cols > len(PI_MATRIX_POOL):
             raise BuildError(f"{game.id}: {n} stations need a {rows} x {cols} reed matrix ({rows + cols} GPIO lines); the Pi "
                              f"has {len(PI_MATRIX_POOL)} for it: choose reed-pico (a Pico scanner)")
         body = ["pins:", f"  rows: {list(PI_MATRIX_POOL[:rows])}", f"  columns: {list(PI_MATRIX_POOL[rows:rows + cols])}",
                 f"  buzzer: {PI_BUZZER}", f"  leds: {leds}", "channels:"]
-        body += [f"  {s}: [{i // cols}, {i % cols}]" for i, s in enumerate(ids)]
+        body += [f"  {s}: [{at[s][0]}, {at[s][1]}]" for s in ids]
         return "\n".join(head + body) + "\n"
     if build == "rfid-pico":
         scanner = ["scanner:", "  kind: none", f"  channel_count: {n}"]
     else:
-        rows, cols = squarest_matrix(n)
+        rows, cols, at = matrix_layout(game, len(PICO_POOL) - (4 if build == "reed-pico-pad" else 0))
         if rows + cols + (4 if build == "reed-pico-pad" else 0) <= len(PICO_POOL) and build != "hybrid-pico":
             scanner = ["scanner:", "  kind: matrix", f"  matrix: [{rows}, {cols}]"]
         else:
             scanner = ["scanner:", "  kind: shift_register", f"  channel_count: {math.ceil(n / 8) * 8}"]
     scanner += ["  port: null", "  usb_vid: 0x2E8A", "  usb_pid: 0x0005"]
     body = [*scanner, "pins:", f"  buzzer: {PI_BUZZER}", "  leds: {ready: 25, turn: 26, error: 27}", "channels:"]
-    if "shift_register" in scanner[1]:
+    if build == "rfid-pico":
+        from .chain import channels_by_groups, reader_groups
+
+        body[-1] = "channels:  # reader k is channel k; hub g reads 16g-16g+15: 16 neighbouring stations (controller/hardware/chain.py)"
+        body += [f"  {s}: {ch}" for s, ch in channels_by_groups(reader_groups(game, build_pitch(game, RC522)), 16).items()]
+    elif "shift_register" in scanner[1]:
         from .chain import channels_by_groups, chip_groups
 
         body[-1] = "channels:  # chip k reads channels 8k-8k+7: 8 neighbouring stations (controller/hardware/chain.py)"
         body += [f"  {s}: {ch}" for s, ch in channels_by_groups(chip_groups(game, math.ceil(n / 8))).items()]
+    elif "matrix" in scanner[1]:
+        body += [f"  {s}: {at[s][0] * cols + at[s][1]}" for s in ids]
     else:
         body += [f"  {s}: {i}" for i, s in enumerate(ids)]
     return "\n".join(head + body) + "\n"

@@ -1,7 +1,7 @@
 """RFID reader modules: their size, current and price, and whether one fits under every station of a board.
 
-A reader module is a rectangle of board (``width`` x ``depth`` mm, the header pins on one short edge) whose antenna
-coil must sit under the station's centre. Two neighbouring modules must not overlap, with ``CLEARANCE_MM`` between
+A reader module is a rectangle of board (``width`` x ``depth`` mm, the header pins on one short edge) centred under
+its station (the antenna coil, at the end away from the header, reaches past the module's middle, under the tag). Two neighbouring modules must not overlap, with ``CLEARANCE_MM`` between
 them for the header and its cable. ``required_pitch`` finds the smallest station pitch at which every pair of a
 game's stations is far enough apart, with the module turned whichever way (long side across or along the board)
 needs less; the printed board of an RFID build uses ``build_pitch`` (that, rounded up to 5 mm, never under the reed

@@ -79,9 +79,12 @@ def schematic(profile: Any) -> Schematic:
     d = design(profile)
     game = load_game(profile.game)
     sch = Schematic(title=f"{game.name} — {profile.name or profile.id} ({d.build})")
-    sch.add("J1", "Raspberry Pi 40-pin header", "Raspberry Pi 4")
+    sch.add("J1", "Raspberry Pi 4: 40-pin header, USB-C in", "Raspberry Pi 4", **{"USB-C": "5V_PI", "2": "5V_PI",
+                                                                                   "4": "5V_PI"})
     for gnd in (6, 9, 14, 20, 25, 30, 34, 39):
         sch.connect("J1", gnd, "GND_PI")
+    pi_rail = d.rails[0]
+    sch.add("PS1", "the Pi's USB-C supply", pi_rail.supply, **{"+": "5V_PI", "-": "GND_PI"})
     if profile.pins.buzzer is not None:
         sch.add("BZ1", "passive buzzer module", "Passive piezo buzzer", **{"+": "BUZZER", "-": "GND_PI"})
         sch.connect("J1", header_pin(profile.pins.buzzer), "BUZZER")
@@ -105,10 +108,11 @@ def schematic(profile: Any) -> Schematic:
             sch.connect("J1", header_pin(pin), f"C{c}")
         return sch
     cfg = firmware_config(d)
-    sch.add("U1", "Raspberry Pi Pico (RP2040)", "Raspberry Pi Pico", **{"36": "3V3"})
+    sch.add("U1", "Raspberry Pi Pico (RP2040)", "Raspberry Pi Pico", **{"36": "3V3", "USB": "USB_PICO"})
     for gnd in (3, 8, 13, 18, 23, 28, 33, 38):
         sch.connect("U1", gnd, "GND")
-    sch.add("CN1", "USB to the Pi (power and data)", "USB-A to micro-USB")
+    sch.connect("J1", "USB-A", "USB_PI")
+    sch.add("CN1", "USB cable to the Pi (power and data)", "USB-A to micro-USB", A="USB_PI", B="USB_PICO")
     if d.pico_matrix:
         cols = d.pico_matrix[1]
         for s, ch in profile.channels.items():
@@ -129,11 +133,13 @@ def schematic(profile: Any) -> Schematic:
                                                  "2OE": "5V_LIGHTS", "2A": "GND", "3OE": "5V_LIGHTS", "3A": "GND",
                                                  "4OE": "5V_LIGHTS", "4A": "GND", "VCC": "5V_LIGHTS", "GND": "GND"})
         sch.parts["U2"].value = "74AHCT125"
-        sch.add("C2", "100 nF", "Capacitor 100 nF", **{"1": "5V_LIGHTS", "2": "GND"})
+        sch.add("C_U2", "100 nF", "Capacitor 100 nF", **{"1": "5V_LIGHTS", "2": "GND"})
         sch.add("R_DATA", "330 ohm", "Resistor 330 ohm", **{"1": "LIGHTS_DATA_5V", "2": "DIN_0"})
         sch.add("C_BULK", "1000 uF 10 V", "Electrolytic capacitor 1000 uF", **{"+": "5V_LIGHTS", "-": "GND"})
-        sch.add("J2", "barrel jack, lights' 5 V", "DC barrel jack socket", **{"+": "5V_LIGHTS_IN", "-": "GND"})
-        sch.add("F1", "fuse", "Inline fuse holder", **{"1": "5V_LIGHTS_IN", "2": "5V_LIGHTS"})
+        rail = next(r for r in d.rails if r.name.startswith("lights"))
+        sch.add("PS2", "the lights' 5 V supply", rail.supply, **{"+": "5V_LIGHTS_JACK", "-": "GND"})
+        sch.add("J2", "barrel jack, lights' 5 V", "DC barrel jack socket", **{"+": "5V_LIGHTS_JACK", "-": "GND"})
+        sch.add("F1", "fuse, lights' 5 V", "Inline fuse holder", **{"1": "5V_LIGHTS_JACK", "2": "5V_LIGHTS"})
         for k, st in enumerate(lt.chain):
             sch.add(f"LED_{k}", "addressable LED" + (f" under {st}" if st else " (no station)"), "Addressable RGB LED",
                     DIN=f"DIN_{k}", DOUT=f"DIN_{k + 1}" if k + 1 < lt.count else "DOUT_LAST", VDD="5V_LIGHTS", GND="GND")
@@ -142,7 +148,7 @@ def schematic(profile: Any) -> Schematic:
 
 
 def _chain(sch: Schematic, profile: Any, d: Any, cfg: Mapping[str, Any], pico_pin: Any) -> None:
-    from .chain import SERIES_OHMS
+    from .chain import SERIES_OHMS, chain_plan
 
     sr = cfg["shift_register"]
     sch.connect("U1", pico_pin(sr["load"]), "PL_PICO")
@@ -152,14 +158,22 @@ def _chain(sch: Schematic, profile: Any, d: Any, cfg: Mapping[str, Any], pico_pi
     sch.add("RS2", f"{SERIES_OHMS} ohm", f"Resistor {SERIES_OHMS} ohm", **{"1": "CP_PICO", "2": "CP"})
     by_channel = {ch: s for s, ch in profile.channels.items()}
     chips = d.chips_165
+    plan = chain_plan(profile, d.pitch)
+    after = plan.buffer_at if plan.buffer_at is not None else chips
+    if plan.buffered:  # gates 1 and 2 re-drive PL and CP for the chips after chip ``after``; gates 3 and 4 unused
+        _chip(sch, "U_RD", "74HC125", "74HC125", {"1OE": "GND", "1A": "PL", "1Y": "PL_B", "2OE": "GND", "2A": "CP",
+                                                  "2Y": "CP_B", "3A": "GND", "3OE": "3V3", "4A": "GND", "4OE": "3V3",
+                                                  "VCC": "3V3", "GND": "GND"})
+        sch.add("C_U_RD", "100 nF", "Capacitor 100 nF", **{"1": "3V3", "2": "GND"})
     for k in range(chips):
-        ref = f"U{10 + k}"
-        nets = {"PL": "PL", "CP": "CP", "CE": "GND", "GND": "GND", "VCC": "3V3", "Q7": f"Q7_{k}",
+        ref = f"SR{k}"
+        load, clock = ("PL", "CP") if k <= after else ("PL_B", "CP_B")
+        nets = {"PL": load, "CP": clock, "CE": "GND", "GND": "GND", "VCC": "3V3", "Q7": f"Q7_{k}",
                 "DS": f"Q7_{k + 1}" if k + 1 < chips else "GND"}
         for letter in INPUT_NAMES:
             nets[letter] = f"IN_{k}{letter}"
         _chip(sch, ref, "74HC165", "74HC165", nets)
-        sch.add(f"C{10 + k}", "100 nF", "Capacitor 100 nF", **{"1": "3V3", "2": "GND"})
+        sch.add(f"C_SR{k}", "100 nF", "Capacitor 100 nF", **{"1": "3V3", "2": "GND"})
         for i, letter in enumerate(INPUT_NAMES):
             sch.add(f"RP{k}_{letter}", "10 kOhm", "Resistor 10 kOhm", **{"1": "3V3", "2": f"IN_{k}{letter}"})
             s = by_channel.get(k * 8 + i)
@@ -172,12 +186,16 @@ def _readers(sch: Schematic, profile: Any, d: Any, cfg: Mapping[str, Any], pico_
     for sig in ("sck", "mosi", "miso"):
         sch.connect("U1", pico_pin(rf[sig]), sig.upper())
     sel = rf["select"]
-    names = list(profile.stations) if d.readers > 1 else ["PAD"]
+    from .chain import reader_stations
+
+    names = reader_stations(profile) if d.readers > 1 else ["PAD"]
+    dec = d.decoder
+    hubs = dec.groups if dec is not None and dec.groups > 1 else 0  # hubs with their own SPI buffer
+    power = "3V3" if d.readers == 1 else "3V3_READERS"
     for k in range(d.readers):
-        ref = f"RD{k}"
-        sch.add(ref, f"RC522 reader {k}" + (f" under {names[k]}" if d.readers > 1 else " (check-in pad)"), "RC522",
-                SCK="SCK", MOSI="MOSI", MISO="MISO", GND="GND", SDA=f"CS_{k}",
-                **{"3.3V": "3V3" if d.readers == 1 else "3V3_READERS", "RST": "3V3" if d.readers == 1 else "3V3_READERS"})
+        spi = {s: (f"{s}_{k // 16}" if hubs else s) for s in ("SCK", "MOSI", "MISO")}
+        sch.add(f"RD{k}", f"RC522 reader {k}" + (f" under {names[k]}" if d.readers > 1 else " (check-in pad)"), "RC522",
+                GND="GND", SDA=f"CS_{k}", **spi, **{"3.3V": power, "RST": power})
     if sel["kind"] == "direct":
         for k, gp in enumerate(sel["pins"]):
             sch.connect("U1", pico_pin(gp), f"CS_{k}")
@@ -185,18 +203,31 @@ def _readers(sch: Schematic, profile: Any, d: Any, cfg: Mapping[str, Any], pico_
     for i, gp in enumerate(sel["address"]):
         sch.connect("U1", pico_pin(gp), f"ADDR{i}")
     sch.connect("U1", pico_pin(sel["enable"]), "ENABLE")
-    dec = d.decoder
+    _reader_power(sch, d)
+
+    def bypass(ref: str) -> None:
+        sch.add(f"C_{ref}", "100 nF", "Capacitor 100 nF", **{"1": "3V3", "2": "GND"})
+
     if dec.groups == 0:
         nets = {"A": "ADDR0", "B": "ADDR1" if dec.address_bits > 1 else "GND", "C": "ADDR2" if dec.address_bits > 2 else "GND",
                 "G2A": "ENABLE", "G2B": "GND", "G1": "3V3", "VCC": "3V3", "GND": "GND"}
         nets |= {f"Y{k}": f"CS_{k}" for k in range(d.readers)}
-        _chip(sch, "U3", "74HC138", "74HC138", nets)
+        _chip(sch, "DEC0", "74HC138", "74HC138", nets)
+        bypass("DEC0")
+        _hub_bulk(sch, 1)
         return
     for g in range(dec.groups):
         nets = {"A": "ADDR0", "B": "ADDR1", "C": "ADDR2", "D": "ADDR3", "G1": "ENABLE",
                 "G2": f"GROUP_{g}" if dec.groups > 1 else "GND", "VCC": "3V3", "GND": "GND"}
         nets |= {f"Y{k}": f"CS_{g * 16 + k}" for k in range(16) if g * 16 + k < d.readers}
-        _chip(sch, f"U{3 + g}", "74HC154", "74HC154", nets)
+        _chip(sch, f"DEC{g}", "74HC154", "74HC154", nets)
+        bypass(f"DEC{g}")
+        if hubs:  # the hub's SPI buffer: SCK and MOSI out always, MISO back only while the hub is selected
+            _chip(sch, f"BUF{g}", "74HC125", "74HC125", {
+                "1A": "SCK", "1Y": f"SCK_{g}", "1OE": "GND", "2A": "MOSI", "2Y": f"MOSI_{g}", "2OE": "GND",
+                "3A": f"MISO_{g}", "3Y": "MISO", "3OE": f"GROUP_{g}", "4A": "GND", "4OE": "3V3", "VCC": "3V3", "GND": "GND"})
+            bypass(f"BUF{g}")
+    _hub_bulk(sch, max(1, dec.groups))
     if dec.groups > 1:
         high = dec.address_bits - 4
         kind = dec.top
@@ -205,7 +236,25 @@ def _readers(sch: Schematic, profile: Any, d: Any, cfg: Mapping[str, Any], pico_
         nets |= {f"Y{g}": f"GROUP_{g}" for g in range(dec.groups)}
         nets |= {"VCC": "3V3", "GND": "GND"}
         nets |= {"G1": "3V3", "G2A": "GND", "G2B": "GND"} if kind == "74HC138" else {"G1": "GND", "G2": "GND"}
-        _chip(sch, f"U{3 + dec.groups}", kind, kind, nets)
+        _chip(sch, "DEC_TOP", kind, kind, nets)
+        bypass("DEC_TOP")
+
+
+def _hub_bulk(sch: Schematic, hubs: int) -> None:
+    """Each hub's 470 uF on the readers' 3.3 V, where its power wires arrive."""
+    for g in range(hubs):
+        sch.add(f"C_HUB{g}", "470 uF", "Electrolytic capacitor 470 uF", **{"+": "3V3_READERS", "-": "GND"})
+
+
+def _reader_power(sch: Schematic, d: Any) -> None:
+    """The readers' own 5 V supply, its barrel jack and fuse, and the buck converter to their 3.3 V."""
+    five = next(r for r in d.rails if r.name.startswith("readers 5"))
+    buck = next(r for r in d.rails if r.name.startswith("readers 3.3"))
+    sch.add("PS3", "the readers' 5 V supply", five.supply, **{"+": "5V_READERS_JACK", "-": "GND"})
+    sch.add("J3", "barrel jack, readers' 5 V", "DC barrel jack socket", **{"+": "5V_READERS_JACK", "-": "GND"})
+    sch.add("F2", "fuse, readers' 5 V", "Inline fuse holder", **{"1": "5V_READERS_JACK", "2": "5V_READERS"})
+    sch.add("BUCK1", "buck converter 5 V to 3.3 V", buck.supply, **{"IN+": "5V_READERS", "IN-": "GND",
+                                                                    "OUT+": "3V3_READERS", "OUT-": "GND"})
 
 
 # ---------------------------------------------------------------------------------------------------- drawing

@@ -168,13 +168,16 @@ def _station_tables(d: Any, cfg: Mapping[str, Any]) -> list[str]:
                 f"a ground between the fast lines): a {SERIES_OHMS} Ω resistor in series with PL and with CP at the Pico "
                 "damps the ringing that would clock the chain twice"
                 + (f"; longer than {BUFFER_RIBBON_MM / 1000:g} m, so a 74HC125 at chip {plan.buffer_at} re-drives PL and "
-                   "CP for the chips after it (1A/2A in from the ribbon, 1Y/2Y out, 1OE/2OE to ground, unused 3A/4A to "
+                   f"CP for chips {plan.buffer_at + 1}-{d.chips_165 - 1} (chips 0-{plan.buffer_at} take them from the "
+                   "Pico's ribbon; 1A/2A in from the ribbon, 1Y/2Y out, 1OE/2OE to ground, unused 3A/4A to "
                    "ground and 3OE/4OE to 3.3 V, 100 nF at its VCC)" if plan.buffered else "")
                 + ". Every reed's wire and the ribbon lengths are in `facedown bom --profile " + p.id + "`."]
         out.append("")
     if d.readers > 1:
         dec = d.decoder
-        station_of_reader = list(p.stations)
+        from .chain import reader_stations
+
+        station_of_reader = reader_stations(p)
         out += [f"Decoders: {_decoder_text(dec)}", "",
                 "Readers (reader k's SDA, its chip select, on decoder output k; the wiring between a reader and its hub is in "
                 "section 3):", "", "| reader | decoder | output | station |", "|---|---|---|---|"]

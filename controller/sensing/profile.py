@@ -463,7 +463,8 @@ def find_profile(name: str | Path) -> Profile:
         raise ProfileError(str(path), "(file)", f"no such hardware profile; shipped profiles: {', '.join(profile_ids())}")
     candidate = profiles_dir() / f"{name}.yaml"
     if not candidate.exists():
-        raise ProfileError(str(candidate), "(file)", f"a hardware profile; shipped profiles: {', '.join(profile_ids())}")
+        raise ProfileError(str(name), "(name)", f"no such file here and no shipped profile of that name; a profile file "
+                           f"(my-board.yaml) or one of the shipped profiles: {', '.join(profile_ids())}")
     return load_profile(candidate)
 
 

@@ -28,28 +28,44 @@ class World:
             self.led_frames.append([int(w) for w in words])  # type: ignore[attr-defined]
 
     # -- wiring ---------------------------------------------------------------------------------------------
-    def matrix(self, rows: list[int], cols: list[int]) -> None:
-        """Reeds with diodes between each row and column; a driven-low row pulls a closed switch's column low."""
+    def matrix(self, rows: list[int], cols: list[int], *, cut_rows: tuple[int, ...] = (), cut_cols: tuple[int, ...] = (),
+               shorted_cols: tuple[int, ...] = ()) -> None:
+        """Reeds with diodes between each row and column; a driven-low row pulls a closed switch's column low.
+        Wiring faults: a row or column wire cut at the connector (its crossings never reach the pin), columns shorted
+        together (one pulled low pulls the others)."""
+        def natural(ci: int) -> int:
+            if ci in cut_cols:
+                return 1
+            for ri, rp in enumerate(rows):
+                if ri not in cut_rows and self.levels.get(rp, 1) == 0 and ri * len(cols) + ci in self.closed:
+                    return 0
+            return 1
+
         for ci, cp in enumerate(cols):
             def read(ci: int = ci) -> int:
-                for ri, rp in enumerate(rows):
-                    if self.levels.get(rp, 1) == 0 and ri * len(cols) + ci in self.closed:
-                        return 0
-                return 1
+                return min(natural(c) for c in shorted_cols) if ci in shorted_cols else natural(ci)
 
             self.readers[cp] = read
 
-    def shift_register(self, load: int, clock: int, data: int, count: int) -> None:
-        """A 74HC165 chain: PL low latches (closed reed = 0), each CP rising edge shifts, Q7 of chip 0 on ``data``."""
+    def shift_register(self, load: int, clock: int, data: int, count: int, *, dead_chips: tuple[int, ...] = (),
+                       shorted: tuple[int, ...] = ()) -> None:
+        """A 74HC165 chain: PL low latches (closed reed = 0), each CP rising edge shifts, Q7 of chip 0 on ``data``.
+        Wiring faults: a chip whose inputs never read low (its reeds' ground bus cut, or the chip not latching) while
+        it still passes the chain's data on, and inputs shorted together (one reed closed pulls them all low)."""
         chips = (count + 7) // 8
         state = {"reg": [1] * (chips * 8), "pos": 0, "clk": 0}
+
+        def low(ch: int) -> bool:
+            if ch // 8 in dead_chips:
+                return False
+            return ch in self.closed or (ch in shorted and any(c in self.closed for c in shorted))
 
         def on_load(v: int) -> None:
             if v == 0:
                 reg = []
                 for k in range(chips * 8):
                     ch = (k // 8) * 8 + 7 - (k % 8)
-                    reg.append(0 if ch in self.closed else 1)
+                    reg.append(0 if low(ch) else 1)
                 state["reg"], state["pos"] = reg, 0
 
         def on_clock(v: int) -> None:
