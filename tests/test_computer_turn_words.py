@@ -71,6 +71,10 @@ def test_laying_out_wrong_lifts_and_wrong_attacks_are_said(table: Any) -> None:
     assert not [e for e in laid if e.get("event") == "mismatch" or e.get("say", {}).get("code") == "event.board_differs"]
     assert describe(progress[2], table.game) == "Laid out 30 of 80 pieces."
     assert phrase(progress[-1], "zh", table.game) == "已摆好 80/80 枚棋子。"
+    # the board just laid out is complete, not "fixed": its last lines say so, then who starts
+    after = laid[laid.index(progress[-1]) + 1:]
+    assert [e["event"] for e in after[:2]] == ["fixup_done", "start"]
+    assert describe(after[0], table.game) == "Every piece is in place." and phrase(after[0], "zh", table.game) == "棋子已全部摆好。"
     assert table.session.status["computers"] == ["blue"]
 
     attack_seen = False

@@ -460,14 +460,16 @@ class Session:
         self.mismatch = None
         if isinstance(action, FixupDone):
             was_waiting = self._waiting_for_board
-            if was_waiting and self.pending is not None and self.pending.kind == "layout" and self._layout_said:
+            laid_out = was_waiting and self.pending is not None and self.pending.kind == "layout"
+            if laid_out and self._layout_said:
                 self._layout_progress((), final=True)  # the progress line ends at "laid out 40 of 40"
             self._waiting_for_board = False
             self._board_diff = ()
             if was_waiting:
                 self._bind_tags()
             if self.pending is not None or was_waiting:
-                self.announce({"event": "fixup_done", "say": say("event.fixup_done")})
+                # a board just laid out was never "fixed": it is complete, and the start line follows
+                self.announce({"event": "fixup_done", "say": say("event.layout_done" if laid_out else "event.fixup_done")})
             self.pending = None
             if self.state.phase == "play":
                 kind = "start" if was_waiting and self.state.ply == 0 else "turn"
