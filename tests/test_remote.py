@@ -900,7 +900,9 @@ def test_a_board_process_killed_and_restarted_mid_game(broker: Any, tmp_path: Pa
                     proc.wait_for("Web page of seat blue", timeout=30)
                     assert url in proc.output  # the same page address: the token comes from the seat's secret
                     phone = HttpPhone(url)
-                    wait_for(lambda phone=phone: phone.state()["status"]["phase"] == "play", what="blue resumed")
+                    # the new process replays what it missed from the broker before its page says play (a new
+                    # connection, retained state, the host's numbered messages): seconds on a loaded 2-core machine
+                    wait_for(lambda phone=phone: phone.state()["status"]["phase"] == "play", timeout=30, what="blue resumed")
                     # a new process, a new (empty) simulated board: the page asks for the whole board again, the
                     # red token already moved as the ruling left it
                     assert phone.state()["guidance"]["kind"] == "board"
