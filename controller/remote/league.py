@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.club.broker import Broker
+from controller.textfiles import InputFileError, read_bytes
 
 from .credentials import HOST, derive_secrets, join_codes
 from .host import HostGroup, RemoteHost
@@ -47,9 +48,10 @@ def read_key(path: str | Path, *, create: bool = False) -> bytes:
         with os.fdopen(fd, "w") as f:
             f.write(secrets.token_hex(32) + "\n")
     try:
-        text = p.read_text(encoding="ascii", errors="replace").strip()
-    except OSError as exc:
-        raise RemoteError(f"league key {p}: {exc.strerror or exc}") from None
+        # a key is 65 bytes: anything far larger, or not a regular file, is not a league key
+        text = read_bytes(p, "league key", cap=4096).decode("ascii", errors="replace").strip()
+    except InputFileError as exc:
+        raise RemoteError(f"league key {exc}") from None
     try:
         key = bytes.fromhex(text)
     except ValueError:

@@ -15,6 +15,7 @@ from controller.docreader import join as _join
 from .clash import resolve
 from .errors import GameFileError
 from .hooks import HOOKS
+from .mirror import mirrored
 from .model import (
     ALWAYS,
     NO_MOVES,
@@ -99,8 +100,6 @@ def load_game_file(path: str | Path) -> GameDef:
         text = read_text(path, "game file")
     except InputFileError as exc:
         raise GameFileError(str(path), "(file)", str(exc).removeprefix(f"{path}: ")) from None
-    from .mirror import mirrored
-
     doc = mirrored(path, text)  # a shipped, unchanged file: its document without PyYAML
     if doc is not None:
         return replace(_build(_Reader(str(path)), doc), text=text)
