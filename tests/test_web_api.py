@@ -310,3 +310,31 @@ def test_streams_woken_together_encode_each_event_once_per_role(game: Game) -> N
     seq = game.session.log[-1].seq
     assert sorted(calls) == sorted([(seq, "blue"), (seq, "red"), (seq, "spectator")])
     assert len(texts["spectator"]) == 30 and len(set(texts["spectator"])) == 1
+
+
+def test_a_stream_opened_mid_layout_starts_with_the_board_as_read_now(game: Game) -> None:
+    """Readings are not numbered events, so no backlog carries them: a page whose state was fetched before some
+    pieces were put down, and whose stream opens after, must still get the board as read now (its checklist count
+    included), not keep the older one until the next reading (seen as a stale "7 of 16" on a loaded machine)."""
+    from web_referee.hub import Guidance, Occupancy
+
+    hub = Hub(game.session, max_clients=4, per_role=4)
+    assert hub.open("red", 0)[0].queue.empty()  # nothing read yet: nothing live to start with
+    for side in game.table.game.sides:
+        game.deploy(side)
+    expected = sorted(game.session.expected_board())
+    for s in expected[:10]:
+        game.board.place(s)
+        game.settle()
+    client, _backlog = hub.open("red", 0)
+    first = client.queue.get_nowait()
+    assert isinstance(first, Occupancy) and set(first) == set(expected[:10])
+    assert first.pending is not None and first.pending["progress"] == {"done": 10, "total": len(expected)}
+    watcher, _ = hub.open("spectator", 0)
+    seen = watcher.queue.get_nowait()
+    assert isinstance(seen, Guidance) and seen.pending["progress"]["done"] == 10
+    # and the stream says it before anything else live
+    again, backlog = hub.open("red", 0)
+    frames = hub.stream(again, [], backlog[-1].seq, lambda ev, role: ev.public, keepalive_s=0.05)
+    next(frames)  # retry:
+    assert '"progress":{"done":10' in next(frames)

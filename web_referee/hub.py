@@ -153,8 +153,28 @@ class Hub:
             backlog = self.session.since(after)
             with self._lock:
                 self._clients.add(client)
+            first = self._live_now(role)
+        if first is not None:
+            # the readings between the page's first state and this stream are not numbered events (no backlog has
+            # them): the stream starts with the board as read now, so a page opened mid-fix-up or mid-layout never
+            # keeps a checklist older than the board
+            client.queue.put_nowait(first)
         client.after = after
         return client, backlog
+
+    def _live_now(self, role: str) -> Occupancy | Guidance | None:
+        """The live item a new stream of ``role`` starts with (the session's lock held): the latest reading and
+        the pending fix-up during play, for a spectator the pending fix-up alone; None before play or any reading."""
+        snap = getattr(self.session, "snapshot", None)
+        guidance = getattr(self.session, "guidance", None)
+        if snap is None or guidance is None or self.session.state.phase == "setup":
+            return None
+        pending = guidance()["pending"]
+        if role == SPECTATOR:
+            return Guidance(pending)
+        item = Occupancy(snap.occupied)
+        item.pending = pending
+        return item
 
     def close_all(self) -> None:
         """End every stream (the server is stopping)."""
