@@ -57,7 +57,7 @@ LEVELS = {
     2: Level(900, 12, True),
     3: Level(2000, 60, True, deep=3, deep_share=0.4),
     4: Level(12000, 200, True, deep=6, deep_share=0.4),
-    5: Level(36000, 600, True, deep=8, deep_share=0.5),
+    5: Level(28000, 600, True, deep=8, deep_share=0.5),
 }
 DEFAULT_LEVEL = 3
 #: What having pieces that can clear an enemy blocker is worth (the first such piece half of it, the next a quarter...).
