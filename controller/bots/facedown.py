@@ -225,7 +225,9 @@ class FaceDownBot(Player):
     def _deep_score(self, st: GameState, m: Move, w: Worth, spec: MoveSpec) -> float:
         """Our move ``m`` in ``st``, every enemy answer, and for the two answers that hurt most (of the enemy's quiet
         moves and its attacks on pieces of ours it knows) our best reply: the worse of those two, less the risk of
-        its attacks on pieces of ours it cannot see (as the first look counts them)."""
+        its attacks on pieces of ours it cannot see (as the first look counts them). Our reply is a quiet move or an
+        attack on a piece we know: the best attack on an unknown piece in a guess is the one that wins in that guess,
+        which in play we could not tell (every guess would pick its own, and the look would think us all-seeing)."""
         s1 = st.copy()
         try:
             s1.apply(m, spec=spec)
@@ -257,9 +259,13 @@ class FaceDownBot(Player):
                 worst = min(worst, e)
                 continue
             reply = -float("inf")
-            for r, rspec in s2.legal_specs(self.seat).items():
+            seat = self.seat
+            for r, rspec in s2.legal_specs(seat).items():
                 if r in self.forbidden:
                     continue
+                target = s2.board.get(r.to)
+                if target is not None and not (target.public or seat in target.known_to):
+                    continue  # an attack on a piece we do not know: in this guess we would know what it is
                 s3 = s2.copy()
                 try:
                     s3.apply(r, spec=rspec)
