@@ -161,3 +161,22 @@ def test_the_default_level_with_its_deeper_look_plays_the_same_game_on_a_slower_
 
     quick = game(1.0)
     assert len(quick) >= 10 and game(10.0) == quick
+
+
+def test_a_door_to_the_flag_beside_a_piece_that_stops_the_intruder_is_shut() -> None:
+    """L'Attaque seed 3 against the bot before: a known captain two steps from the flag, the station between empty,
+    and our captain one step from standing beside that station played elsewhere; the open door cost the same
+    whether or not a piece of ours would remove whatever stepped in. A door beside a piece of ours that stops the
+    intruder (beats it or trades with it) is shut now; the bot before counts it open."""
+    layout = {"j4": ("flag", "red"), "j6": ("colonel", "blue"), "a10": ("flag", "blue"), "a1": ("sergeant", "red")}
+    gaps = {}
+    for cls in (FaceDownBot, FaceDownClassic):
+        bot, st = _bot(cls, "stratego")
+        w = worth(st)
+        scores = {}
+        for general_on in ("i5", "h5"):  # i5 is beside j5, the door; h5 is not
+            st.board = _laid({**layout, general_on: ("general", "red")})
+            st.turn = "blue"
+            scores[general_on] = bot.evaluate(st, w)
+        gaps[cls] = scores["i5"] - scores["h5"]
+    assert gaps[FaceDownBot] > 1.2 and gaps[FaceDownClassic] < 0.5

@@ -78,7 +78,8 @@ class Belief:
         #: uid -> kind -> how much likelier than its counts that kind is, read from how the piece moved: a piece that
         #: steps up to one of our pieces it has seen is likelier one that beats it, one that steps away one that does not
         self.lean: dict[int, dict[str, float]] = {}
-        self._nbrs = self.base.topo.neighbours(frozenset(line.kind for line in self.game.lines))
+        #: station -> the stations one step away along any line
+        self.nbrs = self.base.topo.neighbours(frozenset(line.kind for line in self.game.lines))
 
     # ------------------------------------------------------------------ updates
     def update(self, view: Mapping[str, Any], event: Mapping[str, Any] | None = None) -> None:
@@ -181,7 +182,7 @@ class Belief:
         ours the enemy has seen (shown to everyone) that it now stands beside (a chase, or a bluff) or no longer does
         (a flight). Only a lean: the kinds it may be stay the same."""
         clash = self.base.clash
-        nbrs = self._nbrs
+        nbrs = self.nbrs
         near_to, near_from = set(nbrs.get(to, ())), set(nbrs.get(frm, ()))
         lean = self.lean.setdefault(mover, {})
         for station, uid in before.items():

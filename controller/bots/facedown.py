@@ -446,6 +446,7 @@ class FaceDownBot(Player):
         if my_flags and foe_movers:
             walls = tuple(my_fixed)
             board = st.board
+            classic = self.classic
             for f in my_flags:
                 downs = [None] * len(w.profiles)
                 nearest = 30
@@ -461,7 +462,7 @@ class FaceDownBot(Player):
                         nearest, near_at, near_kind = x, s, k
                     if x == 2 and not door:  # one quiet move from standing next to the flag, through an open door
                         for m in dd[1][s]:
-                            if m not in board:
+                            if m not in board and (classic or not self._covered(board, m, k)):
                                 door = True
                                 break
                 score += 0.04 * min(nearest, 8)
@@ -470,7 +471,6 @@ class FaceDownBot(Player):
                 elif door:
                     score -= FLAG_DOOR
                 if nearest <= 3:  # bring a piece that beats it: only removing it shuts the door for good
-                    classic = self.classic
                     beaters = w.beaten_by[near_kind] if classic else self._stoppers[near_kind]
                     to_threat = w.distance[near_at]
                     guard = 10
@@ -490,6 +490,19 @@ class FaceDownBot(Player):
         if carried:
             score += self._carrying(st, carried, w)
         return score
+
+    def _covered(self, board: Mapping[str, Any], station: str, kind: str) -> bool:
+        """Is the empty ``station`` beside a piece of ours that stops a ``kind`` (beats it or trades with it)? An
+        enemy stepping in there beside our flag is then removed on our turn, before it can attack: that door is
+        shut. (L'Attaque seed 3 against the bot before: a known captain two steps off, the door open, our captain
+        one step from covering it played elsewhere, and the look-ahead saw the door as open either way.)"""
+        assert self.belief is not None
+        stoppers, friends = self._stoppers[kind], self._friends
+        for q in self.belief.nbrs.get(station, ()):
+            p = board.get(q)
+            if p is not None and p.owner in friends and p.type in stoppers:
+                return True
+        return False
 
     def _movers_worth(self, st: GameState, my_movers: list[tuple[str, str]], foe_movers: list[tuple[str, str]]) -> float:
         """The last pieces that can move, worth more than their rank (the n-th last ``LAST_MOVERS / n``); a side left
