@@ -6,6 +6,7 @@ time) and the process's peak memory (RSS, MB: the engine, both bots and Python i
     python benchmarks/bots.py [--games 20] [--game stratego --game luzhanqi ...] [--opponent random ...]
                               [--bot facedown] [--max-plies 2000] [--json FILE] [--cpu-clock]
                               [--ledger FILE [--until N] [--summary] [--same-play FP]] [--jobs N]
+    python benchmarks/bots.py --ladder 1,2,3 [--bot facedown] [--games 10] [--game stratego ...] [--jobs 2]
 
 The issue asks 200 games per opponent and game, ~10 CPU-hours at the default level. With ``--ledger`` each finished
 game is appended to a ledger as one JSON line, stamped with a fingerprint of the code and data that decide how the
@@ -24,7 +25,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
+import math
 import os
 import resource
 import sys
@@ -279,6 +282,10 @@ def main() -> None:
                          "CPU time of the thinking thread: a loaded or niced run then never cuts a move short or calls "
                          "it late (facedown's levels are work, so load does not weaken it otherwise; in-process bots "
                          "only: a cmd: bot's CPU is another process's)")
+    ap.add_argument("--ladder", metavar="LEVELS",
+                    help="a self-play ladder of --bot's levels instead (e.g. 1,2,3): each level against the one below "
+                         "it, --games a game, and each level's Elo over the lowest (--bot facedown-classic for the "
+                         "bot before)")
     args = ap.parse_args()
     if args.cpu_clock:
         from controller.bots.facedown import FaceDownBot
@@ -288,6 +295,8 @@ def main() -> None:
     if (args.until or args.summary or args.same_play) and not args.ledger:
         ap.error("--until, --summary and --same-play need --ledger FILE")
     fp = fingerprint()
+    if args.ladder:
+        sys.exit(ladder(args, fp))
     if args.same_play:
         sys.exit(same_play(args, fp))
     if args.ledger:
@@ -319,6 +328,54 @@ def main() -> None:
         if args.json:
             with open(args.json, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(row) + "\n")
+
+
+def elo(wins: int, draws: int, games: int) -> float:
+    """The Elo difference a score of ``wins`` and ``draws`` in ``games`` stands for (a clean sweep counted as half a
+    game short of it, so that it stays finite)."""
+    score = (wins + 0.5 * draws) / games
+    score = min(max(score, 0.5 / games), 1 - 0.5 / games)
+    return 400.0 * math.log10(score / (1 - score))
+
+
+def ladder(args: argparse.Namespace, fp: str) -> int:
+    """``--ladder 1,2,3``: each level of ``--bot`` against the level below it in every game asked, seats swapped
+    every other game, and the Elo each rung stands for, added up from the lowest level. Returns the exit status."""
+    base = args.bot.partition(":")[0]
+    try:
+        levels = [int(x) for x in args.ladder.split(",")]
+    except ValueError:
+        print(f"--ladder {args.ladder!r}: expected levels such as 1,2,3", file=sys.stderr)
+        return 2
+    if len(levels) < 2:
+        print("--ladder needs two levels or more", file=sys.stderr)
+        return 2
+    rungs = list(itertools.pairwise(levels))
+    tasks = [(g, f"{base}:{hi}", f"{base}:{lo}", args.seed + i)
+             for g in args.game or GAMES for lo, hi in rungs for i in range(args.games)]
+    played = play_parallel(tasks, max(1, args.jobs), args.max_plies, args.cpu_clock, fp, None)
+    print(f"{'game':<14} {'level':>5} {'vs':>3} {'games':>5} {'won':>4} {'drew':>4} {'lost':>4} {'Elo':>6} "
+          f"{'ladder':>6} {'cpu p50':>7} {'cpu p99':>7}")
+    for g in args.game or GAMES:
+        total = 0.0
+        for lo, hi in rungs:
+            mine = [e for e in played if e["game"] == g and e["bot"] == f"{base}:{hi}" and e["opponent"] == f"{base}:{lo}"]
+            if not mine:
+                continue
+            wins = sum(e["won"] for e in mine)
+            draws = sum(e["draw"] for e in mine)
+            step = elo(wins, draws, len(mine))
+            total += step
+            row = {"game": g, "level": hi, "vs": lo, "games": len(mine), "wins": wins, "draws": draws,
+                   "losses": len(mine) - wins - draws, "elo": round(step), "ladder_elo": round(total),
+                   "cpu_ms_p50": _hist_percentile([e["cpu_ms"] for e in mine], 0.5),
+                   "cpu_ms_p99": _hist_percentile([e["cpu_ms"] for e in mine], 0.99), "fp": fp}
+            print(f"{g:<14} {hi:>5} {lo:>3} {row['games']:>5} {wins:>4} {draws:>4} {row['losses']:>4} {step:>+6.0f} "
+                  f"{total:>+6.0f} {_ms(row['cpu_ms_p50'])} {_ms(row['cpu_ms_p99'])}", flush=True)
+            if args.json:
+                with open(args.json, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(row) + "\n")
+    return 0
 
 
 def same_play(args: argparse.Namespace, fp: str) -> int:

@@ -682,7 +682,7 @@ def test_an_enemy_beside_the_flag_counts_and_a_piece_that_beats_it_is_brought_ne
     colonel stayed boxed in three stations away. The colonel walked in and took the flag. An enemy beside the flag
     now costs FLAG_NEXT, and while one is three steps or fewer away, each step between it and our nearest piece
     that beats it costs GUARD."""
-    from controller.bots.facedown import FLAG_DOOR, FLAG_NEXT, GUARD
+    from controller.bots.facedown import FLAG_DOOR, FLAG_NEXT, GUARD, GUARD_NEAR, FaceDownClassic
     from controller.bots.values import worth
 
     st = new_game("stratego")
@@ -699,7 +699,41 @@ def test_an_enemy_beside_the_flag_counts_and_a_piece_that_beats_it_is_brought_ne
     # h3 is two steps nearer the colonel on i5 than h1; with the colonel far from the flag (c7) that is worth only
     # what any move up the board is (the other terms)
     guarding = score("i5", "h3") - score("i5", "h1")
-    assert guarding - (score("c7", "h3") - score("c7", "h1")) == pytest.approx(2 * GUARD)
+    assert guarding - (score("c7", "h3") - score("c7", "h1")) == pytest.approx(2 * GUARD_NEAR[2])
+    classic = FaceDownClassic(1)  # the bot before: the same small guard wherever the intruder stands
+    classic.new_game("stratego", "red", st.options, 1)
+    bot = classic
+    assert score("i5", "h3") - score("i5", "h1") - (score("c7", "h3") - score("c7", "h1")) == pytest.approx(2 * GUARD)
+
+
+def test_the_flag_guard_grows_as_the_intruder_nears_and_an_even_trade_stops_it() -> None:
+    """The known weakness of the bot before: a known enemy beside its flag for 10-30 plies while the piece that
+    could stop it stayed away, the guard term small (0.08 a step) and counting only pieces that beat the intruder.
+    Each step between the intruder and our nearest piece that stops it now costs more the nearer the intruder is
+    to the flag (GUARD_NEAR), and a piece that trades with it evenly (a colonel against a colonel) stops it too."""
+    from controller.bots.facedown import GUARD_NEAR
+    from controller.bots.values import worth
+
+    st = new_game("stratego")
+    w = worth(st)
+    bot = FaceDownBot(1)
+    bot.new_game("stratego", "red", st.options, 1)
+
+    def guard_cost(colonel: str, near: str, far: str, guard: str = "general") -> float:
+        def score(at: str) -> float:
+            st.board = _laid({"j4": ("flag", "red"), colonel: ("colonel", "blue"), "a10": ("flag", "blue"), at: (guard, "red")})
+            return bot.evaluate(st, w)
+        return score(near) - score(far)
+
+    # one step nearer the colonel: g5 -> h5 when it is beside the flag on j5, h6 -> h5 when it is three steps off
+    # (on i6) the other terms (a piece moving up the board) are the same, as the far colonel on c7 shows
+    other = guard_cost("c7", "h5", "g5")
+    beside = guard_cost("j5", "h5", "g5") - other
+    three_off = guard_cost("i6", "h5", "g5") - other
+    assert beside == pytest.approx(GUARD_NEAR[1]) and three_off == pytest.approx(GUARD_NEAR[3])
+    assert beside > 4 * three_off
+    # a colonel of ours only trades with theirs: it stops it, and bringing it counts as a general's would
+    assert guard_cost("j5", "h5", "g5", "colonel") - guard_cost("c7", "h5", "g5", "colonel") == pytest.approx(GUARD_NEAR[1])
 
 
 def test_an_attack_refused_because_of_its_target_tells_the_bot_what_the_target_is_not() -> None:
@@ -790,8 +824,12 @@ def test_going_back_to_an_arrangement_of_its_own_pieces_costs_the_more_the_often
     step = next(m for m in st.legal_moves("red") if m.to not in st.board)
     assert bot._repeat_penalty(here, step) == 0.0
     uid = st.board[step.frm].uid
-    bot.visits[here - hash((step.frm, uid)) + hash((step.to, uid))] = 3
+    bot.visits[here - {(step.frm, uid)} | {(step.to, uid)}] = 3
     assert bot._repeat_penalty(here, step) == pytest.approx(3 * REPEAT)
+    # the arrangement is the set of (station, piece) itself, not a sum of hashes: two pieces that swapped stations
+    # stand in another one (the bot before counted such a swap as the old one, depending on the hash order)
+    (s1, u1), (s2, u2) = sorted(here)[:2]
+    assert here - {(s1, u1), (s2, u2)} | {(s1, u2), (s2, u1)} not in bot.visits
     st.board[step.to] = st.board.pop("a7")  # an enemy piece in reach: attacking it is staying
     bot.belief.update(view(st, "red"))
     here = bot._visit()

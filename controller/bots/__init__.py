@@ -1,8 +1,8 @@
 """Computer players: the bot interface, the built-in bots, external bots over a JSON-lines protocol, and how a
 bot is found by name.
 
-Names: ``random``, ``greedy``, ``facedown`` or ``facedown:LEVEL`` (built-ins); any name of the ``facedown.bots``
-entry-point group (a callable taking the level or None and returning a ``Bot``); ``cmd:PROGRAM ARGS`` for an
+Names: ``random``, ``greedy``, ``facedown`` or ``facedown:LEVEL``, ``facedown-classic[:LEVEL]`` (built-ins); any
+name of the ``facedown.bots`` entry-point group (a callable taking the level or None and returning a ``Bot``); ``cmd:PROGRAM ARGS`` for an
 external program that speaks the protocol of ``docs/bots.md`` on stdin/stdout.
 """
 
@@ -12,12 +12,12 @@ from typing import Any
 
 from ..entrypoints import entry_points
 from .base import Bot, BotError, Player
-from .facedown import FaceDownBot
+from .facedown import FaceDownBot, FaceDownClassic
 from .simple import GreedyBot, RandomBot
 
-__all__ = ["BUILTIN", "Bot", "BotError", "FaceDownBot", "GreedyBot", "Player", "RandomBot", "bot_names", "find_bot"]
+__all__ = ["BUILTIN", "Bot", "BotError", "FaceDownBot", "FaceDownClassic", "GreedyBot", "Player", "RandomBot", "bot_names", "find_bot"]
 
-BUILTIN = {"random": RandomBot, "greedy": GreedyBot, "facedown": FaceDownBot}
+BUILTIN = {"random": RandomBot, "greedy": GreedyBot, "facedown": FaceDownBot, "facedown-classic": FaceDownClassic}
 ENTRY_POINTS = "facedown.bots"
 
 

@@ -48,14 +48,23 @@ class GameRecord:
     think_ms: dict[str, list[float]] = field(default_factory=dict)  # side -> milliseconds per move (wall clock)
     cpu_ms: dict[str, list[float]] = field(default_factory=dict)  # side -> this thread's CPU milliseconds per move
     failures: list[dict[str, str]] = field(default_factory=list)  # {"side", "why", "message"}
+    #: Every answer to a 'go' for a move, in order: {"ply", "side", "from", "to", "ms", "cpu_ms"}; a refused one
+    #: has "refused": true, a turn that failed (a time-out, a crash) has "failed": why and no from/to.
+    moves: list[dict[str, Any]] = field(default_factory=list)
+    time_ms: dict[str, float] = field(default_factory=dict)  # side -> the budget given with each of its 'go'
 
     @property
     def draw(self) -> bool:
         return not self.winners
 
     def to_json(self) -> dict[str, Any]:
+        think = {s: {"moves": len(ms), "ms_p50": round(percentile(ms, 0.5), 2), "ms_p99": round(percentile(ms, 0.99), 2),
+                     "cpu_ms_p50": round(percentile(self.cpu_ms.get(s, []), 0.5), 2),
+                     "cpu_ms_p99": round(percentile(self.cpu_ms.get(s, []), 0.99), 2)}
+                 for s, ms in self.think_ms.items()}
         return {"seats": self.seats, "winners": list(self.winners), "draw": self.draw, "reason": self.reason,
-                "plies": self.plies, "failures": self.failures}
+                "plies": self.plies, "failures": self.failures, "time_ms": self.time_ms, "think": think,
+                "moves": self.moves}
 
 
 def _fail(st: GameState, record: GameRecord, side: str, exc: BotError) -> None:
@@ -65,19 +74,22 @@ def _fail(st: GameState, record: GameRecord, side: str, exc: BotError) -> None:
 
 
 def play_game(game: str, bots: Mapping[str, Bot], names: Mapping[str, str], *, seed: int = 0, max_plies: int = 3000,
-              time_ms: float = 1000.0, options: Mapping[str, Any] | None = None,
+              time_ms: float | Mapping[str, float] = 1000.0, options: Mapping[str, Any] | None = None,
               clock: Callable[[], float] = time.perf_counter, watch: Watch | None = None) -> GameRecord:
     """Play one game: ``bots`` maps every side to its bot (``names`` to the name shown). Bots are closed by the
-    caller. ``time_ms`` is the time budget given with each 'go'. ``watch`` is called with every view (and redacted
-    ruling) handed to a bot, and the state it came from (for audits: what did each bot get to see?)."""
+    caller. ``time_ms`` is the time budget given with each 'go' (one for every side, or side -> its own).
+    ``watch`` is called with every view (and redacted ruling) handed to a bot, and the state it came from (for
+    audits: what did each bot get to see?)."""
     st = new_game(game, options)
     sides = st.game.sides
-    record = GameRecord(seats={s: names[s] for s in sides}, think_ms={s: [] for s in sides}, cpu_ms={s: [] for s in sides})
+    budget = {s: float(time_ms) for s in sides} if isinstance(time_ms, int | float) else {s: float(time_ms[s]) for s in sides}
+    record = GameRecord(seats={s: names[s] for s in sides}, think_ms={s: [] for s in sides}, cpu_ms={s: [] for s in sides},
+                        time_ms=budget)
     failed_setup: dict[str, BotError] = {}
     for i, side in enumerate(sides):
         try:
             _guarded(names[side], side, bots[side].new_game, game, side, st.options, seed * 31 + i)
-            placement = _guarded(names[side], side, bots[side].choose_setup, view(st, side), time_ms)
+            placement = _guarded(names[side], side, bots[side].choose_setup, view(st, side), budget[side])
             problems = check_deployment(st.game, side, placement, st.options)
             if problems:
                 raise BotError("bad_setup", f"{names[side]} ({side}) deployed wrongly: "
@@ -101,15 +113,20 @@ def play_game(game: str, bots: Mapping[str, Bot], names: Mapping[str, str], *, s
             if watch is not None:
                 watch(st, side, seen, None)
             t0, c0 = clock(), time.thread_time()
-            frm, to = _guarded(names[side], side, bots[side].choose_move, seen, time_ms)
-            took = (clock() - t0) * 1000.0
-            record.think_ms[side].append(took)
-            record.cpu_ms[side].append((time.thread_time() - c0) * 1000.0)
-            if took > time_ms + LATE_MS:
-                raise BotError("timeout", f"{names[side]} ({side}) took {took:.0f} ms for a move; its budget was {time_ms:.0f} ms")
+            try:
+                frm, to = _guarded(names[side], side, bots[side].choose_move, seen, budget[side])
+            except BotError as exc:  # the time it took still counts: a time-out keeps the figures of its seat
+                _timed(record, side, st.ply + 1, clock() - t0, time.thread_time() - c0, failed=exc.why)
+                raise
+            took = _timed(record, side, st.ply + 1, clock() - t0, time.thread_time() - c0, frm=frm, to=to)
+            if took > budget[side] + LATE_MS:
+                record.moves[-1]["failed"] = "timeout"
+                raise BotError("timeout", f"{names[side]} ({side}) took {took:.0f} ms for a move; its budget was "
+                               f"{budget[side]:.0f} ms")
             try:
                 ruling = st.apply((frm, to))
             except IllegalMoveError:
+                record.moves[-1]["refused"] = True
                 refusals += 1
                 if refusals >= MAX_REFUSALS:
                     raise BotError("illegal", f"{names[side]} ({side}) answered {MAX_REFUSALS} refused moves in a row, "
@@ -138,6 +155,16 @@ def play_game(game: str, bots: Mapping[str, Bot], names: Mapping[str, str], *, s
         except BotError as exc:
             record.failures.append({"side": side, "why": exc.why, "message": str(exc)})
     return record
+
+
+def _timed(record: GameRecord, side: str, ply: int, wall_s: float, cpu_s: float, **what: Any) -> float:
+    """Keep one answer's think time (wall and CPU, in ms) in ``record``, with its move; returns the wall ms."""
+    took, cpu = wall_s * 1000.0, cpu_s * 1000.0
+    record.think_ms[side].append(took)
+    record.cpu_ms[side].append(cpu)
+    record.moves.append({"ply": ply, "side": side, **{"from" if k == "frm" else k: v for k, v in what.items()},
+                         "ms": round(took, 2), "cpu_ms": round(cpu, 2)})
+    return took
 
 
 def _tell(bots: Mapping[str, Bot], st: GameState, side: str, event: dict[str, Any] | None, record: GameRecord,
@@ -176,6 +203,13 @@ class Match:
         names = [self.seat_names[s] for s in sides]
         k = index % len(sides)
         return {s: names[(i - k) % len(sides)] for i, s in enumerate(sides)}
+
+    def origin(self, index: int) -> dict[str, str]:
+        """Which seat's bot (as given for the first game) sits where in game ``index``: what follows a bot round the
+        table, as its own time budget does."""
+        sides = list(self.seat_names)
+        k = index % len(sides)
+        return {s: sides[(i - k) % len(sides)] for i, s in enumerate(sides)}
 
     def summary(self) -> dict[str, Any]:
         """Per bot name: wins, draws, losses, failures, think time p50/p99 (ms); plies per game."""

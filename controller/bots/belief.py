@@ -73,6 +73,13 @@ class Belief:
         self.ply = 0
         self.public: set[int] = set()
         self.carries: dict[int, tuple[Mapping[str, str], ...]] = {}  # a carrier's uid -> the flags riding on it
+        #: Read move patterns (``lean``): off, the kinds are drawn as before (the classic bot).
+        self.reads_moves = False
+        #: uid -> kind -> how much likelier than its counts that kind is, read from how the piece moved: a piece that
+        #: steps up to one of our pieces it has seen is likelier one that beats it, one that steps away one that does not
+        self.lean: dict[int, dict[str, float]] = {}
+        #: station -> the stations one step away along any line
+        self.nbrs = self.base.topo.neighbours(frozenset(line.kind for line in self.game.lines))
 
     # ------------------------------------------------------------------ updates
     def update(self, view: Mapping[str, Any], event: Mapping[str, Any] | None = None) -> None:
@@ -160,6 +167,8 @@ class Belief:
         if mover not in self.known:
             self.moved.add(mover)
             self._narrow(mover, self._could_make(r["from"], r["to"], before))
+            if self.reads_moves and r.get("kind") != "attack" and mover in self.possible:
+                self._read_move(mover, r["from"], r["to"], before)
         outcome = r.get("outcome")
         if defender is None or outcome is None:
             return
@@ -167,6 +176,31 @@ class Belief:
             self._narrow(defender, self._judged(r["from"], r["to"], before, mover, defender, outcome, defender))
         elif defender in self.known and mover not in self.known:
             self._narrow(mover, self._judged(r["from"], r["to"], before, mover, defender, outcome, mover))
+
+    def _read_move(self, mover: int, frm: str, to: str, before: Mapping[str, int]) -> None:
+        """Lean the kinds of a piece that went from ``frm`` to ``to`` by what it went towards or away from: a piece of
+        ours the enemy has seen (shown to everyone) that it now stands beside (a chase, or a bluff) or no longer does
+        (a flight). Only a lean: the kinds it may be stay the same."""
+        clash = self.base.clash
+        nbrs = self.nbrs
+        near_to, near_from = set(nbrs.get(to, ())), set(nbrs.get(frm, ()))
+        lean = self.lean.setdefault(mover, {})
+        for station, uid in before.items():
+            if self.owner.get(uid) != self.seat or uid not in self.public or uid not in self.known or station == to:
+                continue
+            ours = self.known[uid]
+            chased, fled = station in near_to and station not in near_from, station in near_from and station not in near_to
+            if not (chased or fled):
+                continue
+            for k in self.possible[mover]:
+                outcome = clash.get((k, ours))
+                if outcome == "attacker":
+                    f = 1.8 if chased else 0.6
+                elif outcome in ("defender", "both"):
+                    f = 0.6 if chased else 1.6
+                else:
+                    continue
+                lean[k] = min(8.0, max(0.125, lean.get(k, 1.0) * f))
 
     def _removed(self, gone: Mapping[str, Any], r: Mapping[str, Any], before: Mapping[str, int], mover: int) -> int | None:
         """The piece a ruling's ``removed`` entry names: the one that stood on its station, if of its owner, else the
@@ -297,6 +331,9 @@ class Belief:
                     weights = [(station_prior.get(k, 0.0) + 0.02) * remaining[k] ** 0.5 for k in kinds]
                 else:
                     weights = [float(remaining[k]) for k in kinds]
+                lean = self.lean.get(uid) if self.reads_moves else None
+                if lean:
+                    weights = [wt * lean.get(k, 1.0) for wt, k in zip(weights, kinds, strict=True)]
                 kind = rng.choices(kinds, weights)[0]
                 chosen[uid] = kind
                 remaining[kind] -= 1

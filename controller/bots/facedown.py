@@ -38,14 +38,26 @@ class Level:
     positions: int
     max_samples: int
     replies: bool
+    #: The deeper look (our move, the enemy's answers, our reply to its most dangerous ones) for this many of the
+    #: best moves of the first look, with this share of the positions; 0: none.
+    deep: int = 0
+    deep_share: float = 0.0
 
 
-LEVELS = {
+#: The levels of the bot as it was before the deeper look and the new terms (``facedown-classic``).
+CLASSIC_LEVELS = {
     1: Level(400, 4, False),
     2: Level(900, 12, True),
     3: Level(1300, 60, True),
     4: Level(9000, 200, True),
     5: Level(28000, 600, True),
+}
+LEVELS = {
+    1: Level(400, 4, False),
+    2: Level(900, 12, True),
+    3: Level(2000, 60, True, deep=3, deep_share=0.4),
+    4: Level(12000, 200, True, deep=6, deep_share=0.4),
+    5: Level(28000, 600, True, deep=8, deep_share=0.5),
 }
 DEFAULT_LEVEL = 3
 #: What having pieces that can clear an enemy blocker is worth (the first such piece half of it, the next a quarter...).
@@ -61,10 +73,26 @@ GUARD = 0.08
 BLIND_ATTACK = 0.35
 #: What each earlier visit to an arrangement of our own pieces costs a move that goes back to it.
 REPEAT = 0.02
+#: With an enemy this many steps from our flag (1, 2, 3), what each step between it and our nearest piece that
+#: stops it (beats it or trades with it) costs: the nearer the intruder, the more a defender's distance matters.
+GUARD_NEAR = {1: 0.45, 2: 0.22, 3: 0.1}
+#: What the last pieces that can move are worth beyond their rank (a side with none left loses on its turn): the
+#: n-th last counts LAST_MOVERS / n.
+LAST_MOVERS = 6.0
 
 
 def _first(item: tuple[Any, ...]) -> Any:
     return item[0]
+
+
+_HARMONIC = [0.0]
+for _n in range(1, 200):
+    _HARMONIC.append(_HARMONIC[-1] + LAST_MOVERS / _n)
+
+
+def _harmonic(n: int) -> float:
+    """What ``n`` pieces that can move are worth beyond their ranks: LAST_MOVERS * (1 + 1/2 + ... + 1/n)."""
+    return _HARMONIC[n] if n < len(_HARMONIC) else _HARMONIC[-1]
 
 
 class FaceDownBot(Player):
@@ -73,13 +101,17 @@ class FaceDownBot(Player):
     name = "facedown"
     #: The clock the host's time cap is counted on: the wall clock at the table.
     clock: Callable[[], float] = staticmethod(time.perf_counter)  # type: ignore[assignment]
+    #: The bot as it played before the deeper look, the guard that grows, the last movers and the reading of move
+    #: patterns (``facedown-classic``: to measure the new one against).
+    classic = False
+    levels = LEVELS
 
     def __init__(self, level: int | None = None) -> None:
         super().__init__(level)
         lv = DEFAULT_LEVEL if level is None else level
-        if lv not in LEVELS:
-            raise BotError("protocol", f"facedown has levels {', '.join(map(str, LEVELS))}, not {level}")
-        self.spec = LEVELS[lv]
+        if lv not in self.levels:
+            raise BotError("protocol", f"{self.name} has levels {', '.join(map(str, self.levels))}, not {level}")
+        self.spec = self.levels[lv]
         self.looked = 0
 
     def prior(self) -> Prior | None:
@@ -90,7 +122,15 @@ class FaceDownBot(Player):
         super().new_game(game, seat, options, seed)
         assert self.gdef is not None and self.belief is not None
         self._friends = frozenset(s for s in self.gdef.sides if s == seat or self.gdef.ally(seat, s))
-        self.visits: dict[int, int] = {}  # arrangement of our own pieces (a hash) -> turns we stood in it
+        self.visits: dict[Any, int] = {}  # arrangement of our own pieces -> turns we stood in it
+        self.belief.reads_moves = not self.classic
+        clash = self.belief.base.clash
+        takers = [p.id for p in self.gdef.pieces if p.movable and p.can_attack]
+        #: piece id -> the kinds that stop it when they attack it: beat it, or trade with it (both removed)
+        self._stoppers = {d.id: frozenset(a for a in takers if clash[(a, d.id)] in ("attacker", "both"))
+                          for d in self.gdef.pieces}
+        no_moves = self.belief.options.get("no_moves", self.gdef.win.no_moves)
+        self._stuck_loses = no_moves == "lose"  # a side with no move on its turn is out (not passing)
         worth(self.belief.scratch({}, {}))  # the per-game figures (for a world's options), once, before the clock runs
 
     def choose_setup(self, view: Mapping[str, Any], time_ms: float) -> dict[str, str]:
@@ -121,6 +161,7 @@ class FaceDownBot(Player):
         st = first
         order = list(moves)
         done = False
+        first_look = spec.positions - int(spec.positions * spec.deep_share)  # the rest: the deeper look's
         while not done:
             legal_here = st.legal_specs(self.seat)  # move -> the spec that allows it, passed on to apply
             self.rng.shuffle(order)
@@ -128,22 +169,117 @@ class FaceDownBot(Player):
                 if m in legal_here:
                     total[m] += self._score(st, m, w, legal_here[m])
                     seen[m] += 1
-                if samples >= 1 and (self.looked >= spec.positions or clock() > cap) or clock() > hard:
-                    done = True
+                if samples >= 1 and (self.looked >= first_look or clock() > cap) or clock() > hard:
+                    done = clock() > cap or self.looked >= spec.positions
                     break
-            samples += 1
-            if samples >= spec.max_samples or self.looked >= spec.positions or clock() > cap:
-                break
-            st = self.world(b.sample(self.rng))
+            else:
+                samples += 1
+                if samples < spec.max_samples and self.looked < first_look and clock() <= cap:
+                    st = self.world(b.sample(self.rng))
+                    continue
+            break
+        deeper = self._deeper(moves, total, seen, w, cap, hard) if spec.deep and not done else {}
         best, best_value = moves[0], -float("inf")
         here = self._visit()
-        for m in moves:
+        for m in (deeper or moves):
             if not seen[m]:
                 continue
-            v = total[m] / seen[m] - self._shuttle_penalty(m) - self._repeat_penalty(here, m) + self.rng.random() * 1e-3
+            mean = total[m] / seen[m] + deeper[m] if deeper else total[m] / seen[m]
+            v = mean - self._shuttle_penalty(m) - self._repeat_penalty(here, m) + self.rng.random() * 1e-3
             if v > best_value:
                 best, best_value = m, v
         return tuple(best)  # type: ignore[return-value]
+
+    def _deeper(self, moves: list[Move], total: Mapping[Move, float], seen: Mapping[Move, int], w: Worth, cap: float,
+                hard: float) -> dict[Move, float]:
+        """The deeper look, iterative deepening in the work left: the ``spec.deep`` best moves of the first look are
+        played again in fresh guesses, each answered by every enemy move and the two most dangerous of those by our
+        best reply (``_deep_score``). Every candidate is looked at in the same guesses, and only whole rounds count.
+        Returns each candidate's average deeper value (to add to its first look's), or {} if not one round fitted."""
+        spec, b, clock = self.spec, self.belief, self.clock
+        assert b is not None
+        ranked = sorted((m for m in moves if seen[m]), key=lambda m: -total[m] / seen[m])
+        candidates = ranked[:spec.deep]
+        if len(candidates) < 2:
+            return {}
+        sums = dict.fromkeys(candidates, 0.0)
+        rounds = 0
+        while self.looked < spec.positions and clock() <= cap and rounds < spec.max_samples:
+            st = self.world(b.sample(self.rng))
+            legal_here = st.legal_specs(self.seat)
+            got: dict[Move, float] = {}
+            for m in candidates:
+                if clock() > hard:
+                    break
+                got[m] = self._deep_score(st, m, w, legal_here[m]) if m in legal_here else -WIN / 4
+            else:
+                for m, v in got.items():
+                    sums[m] += v
+                rounds += 1
+                continue
+            break
+        if not rounds:
+            return {}
+        return {m: v / rounds for m, v in sums.items()}
+
+    def _deep_score(self, st: GameState, m: Move, w: Worth, spec: MoveSpec) -> float:
+        """Our move ``m`` in ``st``, every enemy answer, and for the two answers that hurt most (of the enemy's quiet
+        moves and its attacks on pieces of ours it knows) our best reply: the worse of those two, less the risk of
+        its attacks on pieces of ours it cannot see (as the first look counts them). Our reply is a quiet move or an
+        attack on a piece we know: the best attack on an unknown piece in a guess is the one that wins in that guess,
+        which in play we could not tell (every guess would pick its own, and the look would think us all-seeing)."""
+        s1 = st.copy()
+        try:
+            s1.apply(m, spec=spec)
+        except RulesError:
+            return -WIN  # pragma: no cover - moves are checked legal in this guess first
+        v = self.evaluate(s1, w)
+        if s1.phase != "play" or not s1.enemies(self.seat, s1.turn):
+            return v
+        foe = s1.turn
+        answers: list[tuple[float, int, GameState]] = []
+        blind: dict[str, float] = {}
+        for n, (r, rspec) in enumerate(s1.legal_specs(foe).items()):
+            s2 = s1.copy()
+            try:
+                s2.apply(r, spec=rspec)
+            except RulesError:  # pragma: no cover
+                continue
+            e = self.evaluate(s2, w)
+            target = s1.board.get(r.to)
+            if target is not None and self._friend(s1, target.owner) and not (target.public or foe in target.known_to):
+                if e < blind.get(r.to, v):
+                    blind[r.to] = e
+                continue
+            answers.append((e, n, s2))
+        answers.sort(key=lambda a: (a[0], a[1]))
+        worst = v
+        for e, _, s2 in answers[:2]:
+            if s2.phase != "play" or s2.turn != self.seat:
+                worst = min(worst, e)
+                continue
+            reply = -float("inf")
+            seat = self.seat
+            for r, rspec in s2.legal_specs(seat).items():
+                if r in self.forbidden:
+                    continue
+                target = s2.board.get(r.to)
+                if target is not None and not (target.public or seat in target.known_to):
+                    continue  # an attack on a piece we do not know: in this guess we would know what it is
+                s3 = s2.copy()
+                try:
+                    s3.apply(r, spec=rspec)
+                except RulesError:  # pragma: no cover
+                    continue
+                reply = max(reply, self.evaluate(s3, w))
+            worst = min(worst, reply if reply > -float("inf") else e)
+        weight, risk = BLIND_ATTACK, 0.0
+        for e in sorted(blind.values()):
+            if e >= worst:
+                break
+            risk += weight * (e - worst)
+            weight *= 0.5
+        return worst + risk
 
     def _score(self, st: GameState, m: Move, w: Worth, spec: MoveSpec) -> float:
         s1 = st.copy()
@@ -310,6 +446,7 @@ class FaceDownBot(Player):
         if my_flags and foe_movers:
             walls = tuple(my_fixed)
             board = st.board
+            classic = self.classic
             for f in my_flags:
                 downs = [None] * len(w.profiles)
                 nearest = 30
@@ -325,7 +462,7 @@ class FaceDownBot(Player):
                         nearest, near_at, near_kind = x, s, k
                     if x == 2 and not door:  # one quiet move from standing next to the flag, through an open door
                         for m in dd[1][s]:
-                            if m not in board:
+                            if m not in board and (classic or not self._covered(board, m, k)):
                                 door = True
                                 break
                 score += 0.04 * min(nearest, 8)
@@ -334,20 +471,52 @@ class FaceDownBot(Player):
                 elif door:
                     score -= FLAG_DOOR
                 if nearest <= 3:  # bring a piece that beats it: only removing it shuts the door for good
-                    beaters, to_threat = w.beaten_by[near_kind], w.distance[near_at]
+                    beaters = w.beaten_by[near_kind] if classic else self._stoppers[near_kind]
+                    to_threat = w.distance[near_at]
                     guard = 10
                     for s, k in my_movers:
                         if k in beaters:
                             y = to_threat.get(s, 10)
                             if y < guard:
                                 guard = y
-                    score -= GUARD * guard
+                    score -= (GUARD if classic else GUARD_NEAR[nearest]) * guard
         score -= 0.004 * behind
-        # the last pieces that move are worth more than their rank: a side with none left loses
-        score += 4.0 / (1 + len(foe_movers)) - 4.0 / (1 + len(my_movers))
+        if self.classic:
+            # the last pieces that move are worth more than their rank: a side with none left loses
+            score += 4.0 / (1 + len(foe_movers)) - 4.0 / (1 + len(my_movers))
+        else:
+            score += self._movers_worth(st, my_movers, foe_movers)
         carried = st.hook_data.get("carry_flag")
         if carried:
             score += self._carrying(st, carried, w)
+        return score
+
+    def _covered(self, board: Mapping[str, Any], station: str, kind: str) -> bool:
+        """Is the empty ``station`` beside a piece of ours that stops a ``kind`` (beats it or trades with it)? An
+        enemy stepping in there beside our flag is then removed on our turn, before it can attack: that door is
+        shut. (L'Attaque seed 3 against the bot before: a known captain two steps off, the door open, our captain
+        one step from covering it played elsewhere, and the look-ahead saw the door as open either way.)"""
+        assert self.belief is not None
+        stoppers, friends = self._stoppers[kind], self._friends
+        for q in self.belief.nbrs.get(station, ()):
+            p = board.get(q)
+            if p is not None and p.owner in friends and p.type in stoppers:
+                return True
+        return False
+
+    def _movers_worth(self, st: GameState, my_movers: list[tuple[str, str]], foe_movers: list[tuple[str, str]]) -> float:
+        """The last pieces that can move, worth more than their rank (the n-th last ``LAST_MOVERS / n``); a side left
+        with none, or with its few all boxed in when its turn comes, loses then: scored as nearly that loss here,
+        where the look-ahead ends a ply before the referee would say so."""
+        mine, theirs = len(my_movers), len(foe_movers)
+        score = _harmonic(mine) - _harmonic(theirs)
+        if not self._stuck_loses:
+            return score
+        me = self.seat
+        if not mine or mine <= 2 and st.turn != me and not st.has_legal_move(me):
+            score -= WIN / 2
+        if not theirs:
+            score += WIN / 4  # a guess: some of its unknown pieces may move after all
         return score
 
     def _carrying(self, st: GameState, carried: Mapping[int, Any], w: Worth) -> float:
@@ -452,11 +621,15 @@ class FaceDownBot(Player):
         b = self.belief
         assert b is not None
         mine = self._friends
-        here = sum(hash((s, u)) for s, u in b.where.items() if b.owner.get(u) in mine)
+        here: Any
+        if self.classic:  # a sum of hashes: two pieces that swapped stations often count as the same arrangement
+            here = sum(hash((s, u)) for s, u in b.where.items() if b.owner.get(u) in mine)
+        else:
+            here = frozenset((s, u) for s, u in b.where.items() if b.owner.get(u) in mine)
         self.visits[here] = self.visits.get(here, 0) + 1
         return here
 
-    def _repeat_penalty(self, here: int, m: Move) -> float:
+    def _repeat_penalty(self, here: Any, m: Move) -> float:
         """A little against a move back into an arrangement of our own pieces we stood in before, the more the
         oftener: where nothing better shows within the look-ahead, the bot tries something new instead of going
         round in circles until the ply cap (a Dover destroyer sat in the enemy harbour's only entrance while the
@@ -466,7 +639,9 @@ class FaceDownBot(Player):
         uid = b.where.get(m.frm)
         if uid is None or m.to in b.where:
             return REPEAT * self.visits.get(here, 0)
-        return REPEAT * self.visits.get(here - hash((m.frm, uid)) + hash((m.to, uid)), 0)
+        if self.classic:
+            return REPEAT * self.visits.get(here - hash((m.frm, uid)) + hash((m.to, uid)), 0)
+        return REPEAT * self.visits.get(here - {(m.frm, uid)} | {(m.to, uid)}, 0)
 
     def _shuttle_penalty(self, m: Move) -> float:
         """A little against going on with a shuttle: the more moves it has, the more (the rule will stop it soon)."""
@@ -474,3 +649,12 @@ class FaceDownBot(Player):
         if run is None or m.frm not in run.squares or m.to not in run.squares or self.belief is None:
             return 0.0
         return 0.15 * run.length if self.belief.where.get(m.frm) == run.uid else 0.0
+
+
+class FaceDownClassic(FaceDownBot):
+    """``facedown-classic``: the player as it was before the deeper look (one move and the replies, the small guard,
+    the last movers barely counted, no reading of move patterns), kept to measure the new one against."""
+
+    name = "facedown-classic"
+    classic = True
+    levels = CLASSIC_LEVELS

@@ -10,12 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from controller.errors import FaceDownError
 
 if TYPE_CHECKING:
-    from controller.bots.arena import GameRecord
+    from controller.bots.arena import GameRecord, Match
+    from controller.bots.jail import Jail
     from controller.referee.arena_record import ArenaRecorder
     from controller.referee.journal import Journal
 
@@ -35,6 +37,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--time-ms", type=float, default=10_000.0,
                    help="the most a bot may take for a move, in ms (default 10000; facedown's levels are work, not time: "
                         "they stop sooner)")
+    p.add_argument("--red-time-ms", type=float, metavar="MS",
+                   help="the budget of the bot given as red (it keeps it when the seats swap); default --time-ms")
+    p.add_argument("--blue-time-ms", type=float, metavar="MS",
+                   help="the budget of the bot given as blue (it keeps it when the seats swap); default --time-ms")
+    p.add_argument("--seat-time-ms", action="append", default=[], metavar="SIDE=MS",
+                   help="the budget of the bot given for SIDE, for any game's seats (repeatable)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="play N games at once, each in a process of its own (results as a run one by one gives)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first game (game i uses seed+i)")
     p.add_argument("--json", action="store_true", help="print the summary and every game as JSON")
     p.add_argument("--journal", nargs="?", const="", metavar="PATH",
@@ -67,14 +77,92 @@ def _seats(args: argparse.Namespace, sides: tuple[str, ...]) -> dict[str, str]:
     return {s: chosen[s] for s in sides}
 
 
+def _budgets(args: argparse.Namespace, sides: tuple[str, ...]) -> dict[str, float]:
+    """Each seat's bot's time budget per move (ms), as given for the first game: --time-ms unless said otherwise."""
+    out = {s: float(args.time_ms) for s in sides}
+    given: list[tuple[str, str, float | None]] = [("--red-time-ms", "red", args.red_time_ms),
+                                                  ("--blue-time-ms", "blue", args.blue_time_ms)]
+    for item in args.seat_time_ms:
+        side, eq, ms = item.partition("=")
+        try:
+            given.append(("--seat-time-ms", side, float(ms) if eq else None))
+        except ValueError:
+            raise ValueError(f"--seat-time-ms {item!r}: expected SIDE=MS, MS a number of milliseconds") from None
+        if not eq:
+            raise ValueError(f"--seat-time-ms {item!r}: expected SIDE=MS")
+    for flag, side, ms in given:
+        if ms is None:
+            continue
+        if side not in sides:
+            raise ValueError(f"{flag}: {args.game} has no seat {side!r}; seats are {', '.join(sides)}")
+        out[side] = ms
+    for side, ms in out.items():
+        if not ms > 0:
+            raise ValueError(f"the time budget of {side} must be more than 0 ms, not {ms:g}")
+    return out
+
+
 def _bar(done: int, total: int, width: int = 30) -> str:
     filled = width * done // max(1, total)
     return f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games"
 
 
+def play_one(game: str, names: dict[str, str], budgets: dict[str, float], seed: int, max_plies: int, jail: Jail,
+             journaling: bool) -> tuple[GameRecord, ArenaRecorder | None]:
+    """One game of the match (in this process or a worker of ``--jobs``): its record and, to journal it, its
+    recorder. The bots are started for the game and ended with it."""
+    from controller.bots import find_bot
+    from controller.bots.arena import play_game
+
+    recorder = None
+    if journaling:
+        from controller.referee.arena_record import ArenaRecorder
+
+        recorder = ArenaRecorder()
+    bots = {}
+    try:
+        for side, name in names.items():
+            bots[side] = find_bot(name, jail=jail)
+        record = play_game(game, bots, names, seed=seed, max_plies=max_plies, time_ms=budgets,
+                           watch=recorder.watch if recorder is not None else None)
+    finally:
+        for bot in bots.values():
+            bot.close()
+    return record, recorder
+
+
+def _games(args: argparse.Namespace, match: Match, budgets: dict[str, float], jail: Jail,
+           journaling: bool) -> Iterator[tuple[int, GameRecord, ArenaRecorder | None]]:
+    """Every game of the match, in order (game index, record, recorder): one by one, or ``--jobs`` at once in
+    processes of their own (forked where the system can, so that they hash strings as this process does: the same
+    seeds play the same games either way)."""
+    def task(i: int) -> tuple[Any, ...]:
+        origin = match.origin(i)
+        return (args.game, match.rotation(i), {s: budgets[origin[s]] for s in origin}, args.seed + i, args.max_plies,
+                jail, journaling)
+
+    if args.jobs <= 1:
+        for i in range(args.games):
+            yield (i, *play_one(*task(i)))
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    with ProcessPoolExecutor(max_workers=min(args.jobs, args.games), mp_context=context) as pool:
+        futures = [pool.submit(play_one, *task(i)) for i in range(args.games)]
+        try:
+            for i, future in enumerate(futures):
+                yield (i, *future.result())
+        finally:
+            for future in futures:
+                future.cancel()
+
+
 def run(args: argparse.Namespace) -> int:
     from controller.bots import find_bot
-    from controller.bots.arena import Match, play_game
+    from controller.bots.arena import Match
     from controller.bots.jail import Jail, memory_limit, same_user_warning
     from controller.rules import load_game
 
@@ -83,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
         jail = Jail(user=args.bot_user, memory_mb=memory_limit(args.bot_memory))
         jail.check()
         seats = _seats(args, gdef.sides)
+        budgets = _budgets(args, gdef.sides)
         warning = same_user_warning("match", list(seats.values()), args.bot_user)
         if warning:
             print(warning, file=sys.stderr)
@@ -95,9 +184,11 @@ def run(args: argparse.Namespace) -> int:
     if args.games < 1:
         print("facedown match: --games must be at least 1", file=sys.stderr)
         return 2
+    if args.jobs < 1:
+        print("facedown match: --jobs must be at least 1", file=sys.stderr)
+        return 2
     journal = None
     if args.journal is not None:
-        from controller.referee.arena_record import ArenaRecorder
         from controller.referee.journal import Journal, default_path
 
         try:
@@ -109,28 +200,19 @@ def run(args: argparse.Namespace) -> int:
     journaled: list[int | None] = []
     tty = sys.stderr.isatty()
     try:
-        for i in range(args.games):
-            if tty:
-                print(_bar(i, args.games), end="", file=sys.stderr, flush=True)
-            names = match.rotation(i)
-            recorder = ArenaRecorder() if journal is not None else None
-            bots = {}
-            try:
-                for side, name in names.items():
-                    bots[side] = find_bot(name, jail=jail)
-                record = play_game(args.game, bots, names, seed=args.seed + i, max_plies=args.max_plies,
-                                   time_ms=args.time_ms, watch=recorder.watch if recorder is not None else None)
-                match.records.append(record)
-            finally:
-                for bot in bots.values():
-                    bot.close()
+        if tty:
+            print(_bar(0, args.games), end="", file=sys.stderr, flush=True)
+        for i, record, recorder in _games(args, match, budgets, jail, journal is not None):
+            match.records.append(record)
             if journal is not None and recorder is not None:
-                journaled.append(_journal(journal, recorder, names, record, args.max_plies, i))
+                journaled.append(_journal(journal, recorder, match.rotation(i), record, args.max_plies, i))
+            if tty:
+                print(_bar(i + 1, args.games), end="", file=sys.stderr, flush=True)
     finally:
         if journal is not None:
             journal.close()
     if tty:
-        print(_bar(args.games, args.games), file=sys.stderr)
+        print(file=sys.stderr)
     summary = match.summary()
     if args.json:
         records = [r.to_json() for r in match.records]
