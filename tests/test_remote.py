@@ -223,15 +223,19 @@ class Truth:
         self.move_finish()
 
 
-def audit(board: Board, host: RemoteHost, pages: list[dict[str, Any]] = ()) -> int:  # type: ignore[assignment]
+def audit(board: Board, host: RemoteHost, pages: list[dict[str, Any]] = (),  # type: ignore[assignment]
+          undone: list[Any] = ()) -> int:  # type: ignore[assignment]
     """Every kind of another side named in a message this board received before the game was over was one this
-    seat was entitled to (the redaction layer's rulings say which); no public message names a kind at all."""
+    seat was entitled to (the redaction layer's rulings say which, with the rulings ``undone`` since, which the
+    seats were told); no public message names a kind at all."""
     seat = board.name
     st = host.session.state
     entitled: set[tuple[str, int | None]] = {(p.owner, p.uid) for p in st.board.values() if p.public or seat in p.known_to}
     told_kinds: set[str] = set()
     told_at: set[tuple[Any, Any, str]] = set()  # (station, owner, kind) a ruling revealed to this seat
-    for r in st.history:
+    for r in [*st.history, *undone]:
+        if r in undone:  # what it showed this seat stays shown
+            entitled |= {(x.owner, x.uid) for x in r.reveals if seat in x.to or "all" in x.to}
         red = redact_ruling(r, seat)
         if "piece" in red:
             entitled.add((r.side, r.mover_uid))

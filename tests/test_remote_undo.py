@@ -118,6 +118,47 @@ def test_an_undo_is_made_only_when_the_other_seat_agrees(broker: Any, tmp_path: 
         host.stop()
 
 
+def test_an_attack_taken_back_puts_every_piece_back_on_both_boards(broker: Any, tmp_path: Path) -> None:
+    from test_remote import carry_out
+
+    host, boards = start_game("stratego", broker, tmp_path)
+    try:
+        rng = random.Random(5)
+        for _ in range(60):  # play on until the side to move can attack
+            st = host.session.state
+            if any(m[1] in st.board for m in st.legal_moves()):
+                break
+            play_ply(host, boards, rng)
+        st = host.session.state
+        mover, ply = st.turn, st.ply
+        frm, to = next(m for m in st.legal_moves() if m[1] in st.board)
+        before = {s: (p.owner, p.uid) for s, p in st.board.items()}
+        boards[mover].move(frm, to)
+        carry_out(boards, mover, frm, to, ply)
+        attack = host.session.state.history[-1]
+        assert attack.kind == "attack"
+        after = {s: (p.owner, p.uid) for s, p in host.session.state.board.items()}
+        assert after != before
+        other = next(b for s, b in boards.items() if s != mover)
+        other.seat.ask("undo")  # the side attacked asks, the attacker agrees
+        wait_for(lambda: notices(boards[mover], "undo_ask"), what="the attacker's board to hear the ask")
+        boards[mover].seat.ask("undo_agree")
+        wait_for(lambda: host.session.state.ply == ply, what="the host to take the attack back")
+        for b in boards.values():
+            wait_for(lambda b=b: b.session.state.ply == ply, what=f"{b.name}'s board to take the attack back")
+            b.fix()
+        assert {s: (p.owner, p.uid) for s, p in host.session.state.board.items()} == before
+        in_step(host, boards)
+        play_ply(host, boards, rng)
+        in_step(host, boards)
+        for b in boards.values():
+            assert audit(b, host, undone=[attack]) > 0
+    finally:
+        for b in boards.values():
+            b.stop()
+        host.stop()
+
+
 def test_a_seat_that_resigns_a_four_seat_game_is_put_out_and_the_game_goes_on(broker: Any, tmp_path: Path) -> None:
     host, boards = start_game("siguo", broker, tmp_path, seed=11)
     try:
