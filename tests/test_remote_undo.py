@@ -120,9 +120,14 @@ def test_an_undo_is_made_only_when_the_other_seat_agrees(broker: Any, tmp_path: 
 
 def test_an_attack_taken_back_puts_every_piece_back_on_both_boards(broker: Any, tmp_path: Path) -> None:
     from test_remote import carry_out
+    from test_remote_clock import FakeTime
 
-    host, boards = start_game("stratego", broker, tmp_path)
+    from controller.club.clock import TimeControl
+
+    now = FakeTime()
+    host, boards = start_game("stratego", broker, tmp_path, clock=TimeControl(base_s=600, warn_s=()), now=now)
     try:
+        wait_for(lambda: host.keeper.to_json()["running"] == host.session.state.turn, what="the clock to start")
         rng = random.Random(5)
         for _ in range(60):  # play on until the side to move can attack
             st = host.session.state
@@ -140,6 +145,8 @@ def test_an_attack_taken_back_puts_every_piece_back_on_both_boards(broker: Any, 
         after = {s: (p.owner, p.uid) for s, p in host.session.state.board.items()}
         assert after != before
         other = next(b for s, b in boards.items() if s != mover)
+        assert host.keeper.to_json()["running"] == other.name
+        now.t += 7
         other.seat.ask("undo")  # the side attacked asks, the attacker agrees
         wait_for(lambda: notices(boards[mover], "undo_ask"), what="the attacker's board to hear the ask")
         boards[mover].seat.ask("undo_agree")
@@ -148,6 +155,10 @@ def test_an_attack_taken_back_puts_every_piece_back_on_both_boards(broker: Any, 
             wait_for(lambda b=b: b.session.state.ply == ply, what=f"{b.name}'s board to take the attack back")
             b.fix()
         assert {s: (p.owner, p.uid) for s, p in host.session.state.board.items()} == before
+        # the clock runs for the attacker again (the time the other side thought is not given back)
+        clock = host.keeper.to_json()
+        assert clock["running"] == mover
+        assert clock["left"][other.name] <= 600 - 7
         in_step(host, boards)
         play_ply(host, boards, rng)
         in_step(host, boards)
