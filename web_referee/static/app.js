@@ -767,7 +767,7 @@
     const u = r.undo, mine = !!u && (u.waiting || []).includes(ROLE);
     $("remote-undo").disabled = S.status.ply === 0 || !!u;
     $("remote-undo-row").hidden = !u;
-    if (u) $("remote-undo-text").textContent = t("remote.undo_asked", {player: FD.sideName(u.by), ply: u.ply});
+    if (u) $("remote-undo-text").textContent = t("remote.undo_asked", {player: u.by, ply: u.ply});
     $("remote-undo-agree").disabled = !mine;
     $("remote-undo-decline").disabled = !mine;
   }
