@@ -64,7 +64,16 @@ def test_an_undo_is_made_only_when_the_other_seat_agrees(broker: Any, tmp_path: 
 
         carry_out(boards, mover, frm, to, ply)
         assert host.session.state.ply == ply + 1
-        # an agreement nobody asked for does nothing
+        # no undo while the game is paused (the boards' readings wait); an agreement nobody asked for does nothing
+        other.seat.ask("pause")
+        for b in boards.values():
+            wait_for(lambda b=b: b.session.paused, what=f"{b.name}'s board to pause")
+        with pytest.raises(RemoteError, match="paused"):
+            boards[mover].seat.ask("undo")
+        other.seat.ask("resume")
+        for b in boards.values():
+            wait_for(lambda b=b: not b.session.paused, what=f"{b.name}'s board to resume")
+            b.fix()
         other.seat.ask("undo_agree")
         boards[mover].seat.ask("undo")
         for b in boards.values():

@@ -463,6 +463,9 @@ class RemoteHost:
         undo is made once every seat still in play has agreed (the asker agrees by asking)."""
         st = self.session.state
         asked = self.undo_asked if self.undo_asked is not None and self.undo_asked[0] == st.ply else None
+        if self.session.paused:  # the boards' readings wait: resumed first, then asked or answered
+            log.warning("from %s: undo %s refused while the game is paused", seat, answer)
+            return
         if answer == "ask":
             if not st.history or asked is not None:
                 log.warning("from %s: undo refused (%s)", seat, "asked already" if st.history else "no move to take back")

@@ -410,6 +410,8 @@ class RemoteSeat:
             raise RemoteError(f"the game is {'paused' if self.session.paused else 'not paused'} already")
         if action == "undo" and st.ply == 0:
             raise RemoteError("there is no move to take back yet")
+        if action.startswith("undo") and self.session.paused:
+            raise RemoteError("the game is paused: resume it first, then ask to take back the move")
         self._send({"type": "ask", "action": action, "id": uuid.uuid4().hex})
 
     def page_info(self) -> dict[str, Any]:
