@@ -64,7 +64,9 @@ def test_an_undo_is_made_only_when_the_other_seat_agrees(broker: Any, tmp_path: 
 
         carry_out(boards, mover, frm, to, ply)
         assert host.session.state.ply == ply + 1
-        # no undo while the game is paused (the boards' readings wait); an agreement nobody asked for does nothing
+        # an agreement nobody asked for does nothing (the pause that follows on the same link is handled after it);
+        # no undo while the game is paused (the boards' readings wait)
+        other.seat.ask("undo_agree")
         other.seat.ask("pause")
         for b in boards.values():
             wait_for(lambda b=b: b.session.paused, what=f"{b.name}'s board to pause")
@@ -74,7 +76,6 @@ def test_an_undo_is_made_only_when_the_other_seat_agrees(broker: Any, tmp_path: 
         for b in boards.values():
             wait_for(lambda b=b: not b.session.paused, what=f"{b.name}'s board to resume")
             b.fix()
-        other.seat.ask("undo_agree")
         boards[mover].seat.ask("undo")
         for b in boards.values():
             wait_for(lambda b=b: notices(b, "undo_ask"), what=f"{b.name}'s board to hear the undo asked")
@@ -90,7 +91,6 @@ def test_an_undo_is_made_only_when_the_other_seat_agrees(broker: Any, tmp_path: 
             wait_for(lambda b=b: notices(b, "undo_decline"), what=f"{b.name}'s board to hear the decline")
         assert page.state()["remote"]["undo"] is None
         assert host.session.state.ply == ply + 1
-        other.seat.ask("undo_agree")  # declined already: there is no ask to agree to
         # asked again, and agreed: taken back on the host and on both boards, which are put back as they were
         boards[mover].seat.ask("undo")
         wait_for(lambda: len(notices(other, "undo_ask")) == 2, what="the second ask")

@@ -487,8 +487,9 @@ class RemoteHost:
                                                       "ply": st.ply, "waiting": waiting,
                                                       "say": say(code, player=seat, ply=st.ply)}})
         if answer != "decline" and not waiting and not replay:
+            n = len(self.session.log)
             self.session.undo(self.table.rebuild)  # journaled (replayed as ``undo``) and made
-            self._undone()
+            self._undone(self.session.log[n:])
 
     def _undo(self) -> None:
         """A journaled undo, replayed: the game rebuilt from the journal's events up to it."""
@@ -497,13 +498,15 @@ class RemoteHost:
 
         assert self._replayed is not None
         gdef = journaled(self.table.journal, self.table.game_id)
+        n = len(self.session.log)
         self.session.undo(lambda: rebuild(self._replayed or [], gdef))
-        self._undone()
+        self._undone(self.session.log[n:])
 
-    def _undone(self) -> None:
-        """After an undo: every seat gets the game as it was before the last ruling, its whole board checked."""
+    def _undone(self, new: list[Published]) -> None:
+        """After an undo (``new``: the session's events of it): every seat gets the game as it was before the last
+        ruling, its whole board checked."""
         self.undo_asked = None
-        events = [ev for ev in self.session.log[-3:] if ev.public.get("event") == "undo"]
+        events = [ev for ev in new if ev.public.get("event") == "undo"]
         for s in self.seats:
             self._send(s, {"type": "undone", "events": [ev.for_role(s) for ev in events[-1:]]})
         self._publish_clock()
