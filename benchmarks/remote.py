@@ -64,6 +64,19 @@ def settled_rss_kb(link: Any = None) -> int:
     return rss_kb()
 
 
+def sqlite_kb() -> int | None:
+    """What SQLite has allocated in this process (every journal's connection: schema, statements, page cache), or
+    None where its library cannot be asked."""
+    import ctypes
+
+    try:
+        lib = ctypes.CDLL("libsqlite3.so.0")
+        lib.sqlite3_memory_used.restype = ctypes.c_int64
+        return int(lib.sqlite3_memory_used()) // 1024
+    except (OSError, AttributeError):
+        return None
+
+
 def rss_kb() -> int:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -289,6 +302,9 @@ def scale_run(broker: Mosquitto, tmp: Path, games: int, plies: int, seed: int,
     process_cpu = time.process_time() - cpu0
     peak = (rss_kb() - before) / games
     per_game = (settled_rss_kb(group.link) - before) / games
+    held = sqlite_kb()
+    if held is not None:
+        print(f"  of which SQLite (a connection per game's journal): {held / games / 1024:.2f} MB per game")
     driver.loop_stop()
     group.stop()
     print(f"  {games} games x {plies} plies: {moved} moves in {wall:.2f} s wall ({moved / wall:.0f} moves/s through one broker); "

@@ -223,14 +223,19 @@ class Truth:
         self.move_finish()
 
 
-def audit(board: Board, host: RemoteHost, pages: list[dict[str, Any]] = ()) -> int:  # type: ignore[assignment]
+def audit(board: Board, host: RemoteHost, pages: list[dict[str, Any]] = (),  # type: ignore[assignment]
+          undone: list[Any] = ()) -> int:  # type: ignore[assignment]
     """Every kind of another side named in a message this board received before the game was over was one this
-    seat was entitled to (the redaction layer's rulings say which); no public message names a kind at all."""
+    seat was entitled to (the redaction layer's rulings say which, with the rulings ``undone`` since, which the
+    seats were told); no public message names a kind at all."""
     seat = board.name
     st = host.session.state
     entitled: set[tuple[str, int | None]] = {(p.owner, p.uid) for p in st.board.values() if p.public or seat in p.known_to}
     told_kinds: set[str] = set()
-    for r in st.history:
+    told_at: set[tuple[Any, Any, str]] = set()  # (station, owner, kind) a ruling revealed to this seat
+    for r in [*st.history, *undone]:
+        if r in undone:  # what it showed this seat stays shown
+            entitled |= {(x.owner, x.uid) for x in r.reveals if seat in x.to or "all" in x.to}
         red = redact_ruling(r, seat)
         if "piece" in red:
             entitled.add((r.side, r.mover_uid))
@@ -239,6 +244,7 @@ def audit(board: Board, host: RemoteHost, pages: list[dict[str, Any]] = ()) -> i
             entitled.add((r.defender_side or "", r.defender_uid))
             told_kinds.add(r.defender_type or "")
         told_kinds |= {x["piece"] for x in red["reveals"]} | {x["piece"] for x in red["removed"] if "piece" in x}
+        told_at |= {(x.get("station"), x.get("owner"), x["piece"]) for x in red["reveals"]}
     kinds = {p.id for p in st.game.pieces}
     checked = 0
 
@@ -255,7 +261,9 @@ def audit(board: Board, host: RemoteHost, pages: list[dict[str, Any]] = ()) -> i
                     if uid is not None:
                         ok = (owner, uid) in entitled
                     elif held is not None and (held.owner, held.type) == (owner, kind):
-                        ok = (owner, held.uid) in entitled  # named by its station: that piece must be shown
+                        # named by its station: that piece must be shown, or a ruling showed this seat that kind
+                        # there (another piece of that kind may stand on the station now)
+                        ok = (owner, held.uid) in entitled or (node.get("station"), owner, kind) in told_at
                     else:
                         ok = kind in told_kinds
                     assert ok, f"{seat} was sent {owner}'s hidden {kind} in {where}: {node}"

@@ -16,7 +16,7 @@ from test_remote import Truth, audit, start_game
 
 from controller.club.broker import parse_broker
 from controller.club.clock import TimeControl
-from controller.remote.host import RemoteHost
+from controller.remote.host import SEAT_ASKS, RemoteHost
 from controller.remote.protocol import RemoteError
 from harness.broker import Mosquitto, wait_for
 
@@ -163,7 +163,7 @@ def test_a_seat_pauses_resumes_and_resigns_from_its_page(broker: Any, tmp_path: 
         mover = boards[first]
         other = next(b for b in boards.values() if b is not mover)
         pages = {b.name: Phone(b) for b in boards.values()}
-        assert pages[other.name].state()["remote"] == {"game": "t1", "asks": ["pause", "resume", "resign"]}
+        assert pages[other.name].state()["remote"] == {"game": "t1", "asks": list(SEAT_ASKS), "undo": None}
         pages[other.name].post("/remote/pause", {})
         for b in boards.values():
             wait_for(lambda b=b: b.session.paused, what=f"{b.name}'s board to pause")

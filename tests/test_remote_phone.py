@@ -216,6 +216,22 @@ def test_a_phone_seat_in_chromium_plays_a_remote_game(broker: Any, browser: Any,
         wait(lambda: not host.session.paused and not red.session.paused and not table.session.paused, what="the resume")
         red.fix()
         browser_fix(page, table)
+        # Red asks to take back the last move: the page shows the ask with Agree and Decline; declined, then agreed
+        ply = host.session.state.ply
+        red.seat.ask("undo")
+        page.wait_for_selector("#remote-undo-row:not([hidden]) #remote-undo-decline:not([disabled])")
+        assert "red" in page.inner_text("#remote-undo-text").lower()
+        assert page.is_disabled("#remote-undo")  # one ask at a time
+        page.click("#remote-undo-decline")
+        page.wait_for_selector("#remote-undo-row", state="hidden")
+        assert host.session.state.ply == ply
+        red.seat.ask("undo")
+        page.wait_for_selector("#remote-undo-row:not([hidden]) #remote-undo-agree:not([disabled])")
+        page.click("#remote-undo-agree")
+        wait(lambda: host.session.state.ply == red.session.state.ply == table.state.ply == ply - 1, what="the undo on both")
+        red.fix()
+        browser_fix(page, table)
+        assert {s: p.owner for s, p in table.state.board.items()} == {s: p.owner for s, p in host.session.state.board.items()}
         page.wait_for_selector("#remote-pause:not([disabled])")
         page.click("#remote-resign")
         assert host.session.state.phase == "play", "one tap resigned"

@@ -62,7 +62,9 @@ SCHEMA_VERSION = 3
 KINDS = ("game", "deploy", "move", "illegal", "arbiter", "result", "reaction")
 #: away/back: a remote seat's board lost its link to the host, and came back (a record: the host's clocks hold by
 #: the club's rule while a side is away)
-ARBITER_ACTIONS = ("pause", "resume", "end", "undo", "out", "repair", "away", "back")
+#: ask_undo: a remote seat asking to take back the last ruling, or agreeing, or declining (a record: the undo that
+#: follows once every seat agreed is journaled as ``undo``)
+ARBITER_ACTIONS = ("pause", "resume", "end", "undo", "out", "repair", "away", "back", "ask_undo")
 REACTION_ACTIONS = ("answer", "auto")
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -855,6 +857,13 @@ class Journal:
         if hashlib.sha256(text.encode("utf-8")).hexdigest() != digest:
             raise JournalError(f"{self.path}: the game file kept for game {game_id} is corrupt (its checksum does not match)")
         return GameFile(file, digest, text)
+
+    def limit_cache(self, kib: int) -> None:
+        """Keep at most ``kib`` KiB of the file's pages in this connection's cache (SQLite's default is 2 MiB, and a
+        long game's journal fills it: a host of many games keeps a small one each, the OS caches the file anyway)."""
+        if kib < 1:
+            raise JournalError(f"{self.path}: a page cache of {kib} KiB: expected at least 1")
+        self._db.execute(f"PRAGMA cache_size = -{int(kib)}")
 
     # ------------------------------------------------------------------ closing
     def close(self) -> None:

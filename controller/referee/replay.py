@@ -81,7 +81,7 @@ def effective(events: Iterable[Event]) -> list[Event]:
                     raise ReplayError(ev.seq, "undo with no accepted move to take back")
                 out.pop()
                 out.extend(reversed(standing))
-            elif action not in ("pause", "resume", "repair", "away", "back"):
+            elif action not in ("pause", "resume", "repair", "away", "back", "ask_undo"):
                 raise ReplayError(ev.seq, f"unknown arbiter action {action!r}")
         elif ev.kind != "illegal":
             raise ReplayError(ev.seq, f"unknown event kind {ev.kind!r}")

@@ -126,6 +126,7 @@ class Session:
         self.game_id = game_id
         self.use_tags = use_tags
         self.uid_tags: dict[int, str] = dict(uid_tags or {})
+        self._occupants: dict[int, Occupant] = {}  # uid -> the Occupant expected_board made for it
         self.log: list[Published] = []
         self._forgotten = 0  # events let go from the front of the log (forget): the log holds seq forgotten+1...
         self._subscribers: list[Callable[[Published], None]] = []
@@ -278,8 +279,18 @@ class Session:
         self.reactions.tell_offers(why, mover)
 
     def expected_board(self) -> dict[str, Occupant]:
-        """What the referee believes stands on the table now."""
-        return {s: Occupant(p.owner, p.uid, self.uid_tags.get(p.uid)) for s, p in self.state.board.items()}
+        """What the referee believes stands on the table now (each piece's Occupant made once and kept while its
+        owner and tag stay the same: a remote game's host asks this twice a move for each game)."""
+        made = self._occupants
+        tags = self.uid_tags
+        out = {}
+        for s, p in self.state.board.items():
+            occ = made.get(p.uid)
+            tag = tags.get(p.uid)
+            if occ is None or occ.owner != p.owner or occ.tag != tag:
+                occ = made[p.uid] = Occupant(p.owner, p.uid, tag)
+            out[s] = occ
+        return out
 
     def expect_whole_board(self, why: str) -> None:
         """Ask for the whole board as the referee expects it (``why``: a ``setup.*``/``event.*`` code)."""

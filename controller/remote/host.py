@@ -56,8 +56,13 @@ FORWARDED = ("setup", "notice", "paused", "resumed", "game_over", "offer", "offe
 OFFERS = ("offer", "offer_closed")
 #: the host's session log kept in memory (its seats were told each event as a message; the journal has the game)
 KEEP_EVENTS = 32
-#: what a seat may ask of the host, the game's arbiter (its page's buttons)
-SEAT_ASKS = ("pause", "resume", "resign")
+#: what a seat may ask of the host, the game's arbiter (its page's buttons): an undo is asked by one seat and made
+#: once every other seat still in the game agrees (any one declining, or a move made, drops the ask)
+SEAT_ASKS = ("pause", "resume", "resign", "undo", "undo_agree", "undo_decline")
+#: a seat's part in an undo: asking for it, agreeing, declining (journaled as the arbiter's ``ask_undo`` records)
+UNDO_ANSWERS = {"undo": "ask", "undo_agree": "agree", "undo_decline": "decline"}
+#: each game's journal page cache: the appends touch its last pages only (a rebuild reads the file through the OS's)
+JOURNAL_CACHE_KIB = 64
 #: the club's rule for the clocks while a side's board is away: every clock stops, or they run on
 AWAY_RULES = ("pause", "run")
 
@@ -92,6 +97,7 @@ class RemoteHost:
         path = Path(journal_path) if journal_path else default_path()
         self.table = open_table(game, board=NoBoard(), board_kind="remote", journal_path=path, options=options,
                                 resume=not new)
+        self.table.journal.limit_cache(JOURNAL_CACHE_KIB)
         self.number = int(self.table.game_id or 0)
         self.game = self.table.game
         self.seats = tuple(self.game.sides)
@@ -112,7 +118,10 @@ class RemoteHost:
         self.here: dict[str, str] = {}  # seat -> the connection its board said it is here on
         self.ready: set[str] = set()  # the seats whose boards said they are laid out (the clock starts then)
         self.keeper: Any = None
+        self.undo_asked: tuple[int, set[str]] | None = None  # (the ply it is asked at, the seats agreeing so far)
+        self._replayed: list[Any] | None = None  # while replaying: the journal's events up to the one replayed
         self.session = self._replay()
+        self.table.session = self.session  # the table's own opening session is never played: let it go
         if clock is not None:
             from controller.club.keeper import ClockKeeper, journaled_clock
 
@@ -200,7 +209,8 @@ class RemoteHost:
         first = events[0].data
         session = Session(new_game(self.game, dict(first.get("options") or {})))
         self.session = session
-        for ev in events[1:]:
+        for i, ev in enumerate(events[1:], start=2):
+            self._replayed = events[:i]
             if ev.kind == "deploy":
                 self._deploy(ev.data["side"], dict(ev.data["placement"]), replay=True)
             elif ev.kind in ("move", "illegal"):
@@ -212,6 +222,12 @@ class RemoteHost:
                 self._end(tuple(result["winners"]), result["reason"])
             elif ev.kind == "arbiter" and ev.data.get("action") in ("pause", "resume"):
                 self._pause(ev.data["action"] == "pause")
+            elif ev.kind == "arbiter" and ev.data.get("action") == "ask_undo":
+                self._undo_answer(str(ev.data.get("seat")), str(ev.data.get("answer")), replay=True)
+            elif ev.kind == "arbiter" and ev.data.get("action") == "undo":
+                self._undo()
+            elif ev.kind == "arbiter" and ev.data.get("action") == "out":
+                self._put_out(str(ev.data.get("side")), ev.data.get("reason"))
             elif ev.kind == "reaction" and ev.data.get("action") == "answer":
                 self._react(ev.data["side"], ev.data, replay=True)
             elif ev.kind == "reaction" and ev.data.get("action") == "auto":
@@ -221,6 +237,7 @@ class RemoteHost:
             else:
                 raise RemoteError(f"journal event {ev.seq} ({ev.kind} {ev.data.get('action', '')}): a remote game's host "
                                   "does not replay arbiter actions yet")
+        self._replayed = None
         session.journal = self.table.journal
         session.game_id = self.table.game_id
         return session
@@ -278,14 +295,14 @@ class RemoteHost:
     def _rebuilt(self) -> dict[str, Outbox]:
         """Every seat's messages from the start, replayed from the journal into a scratch session (the game's own
         is left as it is)."""
-        saved = (self.session, self.outbox, dict(self._attempts), set(self.away), self.publishing)
+        saved = (self.session, self.outbox, dict(self._attempts), set(self.away), self.publishing, self.undo_asked)
         self.outbox = {s: Outbox(None) for s in self.seats}
         self.publishing = False
         try:
             self._replay()
             return self.outbox
         finally:
-            self.session, self.outbox, self._attempts, self.away, self.publishing = saved
+            self.session, self.outbox, self._attempts, self.away, self.publishing, self.undo_asked = saved
 
     def _publish_clock(self) -> None:
         """The clock's reading, public and retained: each board counts the running side's time down from it."""
@@ -425,13 +442,105 @@ class RemoteHost:
         """A seat's ask: ``pause`` or ``resume`` the game (either seat: the players agree by voice), or ``resign``
         (the other sides win). Journaled as the arbiter's action (the host is the arbiter), told to every seat."""
         st = self.session.state
-        if st.phase != "play" or action not in SEAT_ASKS:
+        if st.phase != "play" or action not in SEAT_ASKS or seat in st.out:
             log.warning("from %s: ask %r refused (%s)", seat, action, st.phase)
             return
-        if action == "resign":
+        if action in UNDO_ANSWERS:
+            self._undo_answer(seat, UNDO_ANSWERS[action])
+        elif action == "resign" and len(self._in_play()) > 2:
+            self.put_out(seat, say("verdict.resigned", side=seat))  # the game goes on without it
+        elif action == "resign":
             self._end(tuple(s for s in self.seats if s != seat), say("verdict.resigned", side=seat))
         else:
             self._pause(action == "pause")
+        self._publish_clock()
+
+    def _in_play(self) -> list[str]:
+        return [s for s in self.seats if s not in self.session.state.out]
+
+    def _undo_answer(self, seat: str, answer: str, *, replay: bool = False) -> None:
+        """``seat`` asks to take back the last ruling, agrees, or declines: journaled, told to every seat; the
+        undo is made once every seat still in play has agreed (the asker agrees by asking)."""
+        st = self.session.state
+        asked = self.undo_asked if self.undo_asked is not None and self.undo_asked[0] == st.ply else None
+        if self.session.paused:  # the boards' readings wait: resumed first, then asked or answered
+            log.warning("from %s: undo %s refused while the game is paused", seat, answer)
+            return
+        if answer == "ask":
+            if not st.history or asked is not None:
+                log.warning("from %s: undo refused (%s)", seat, "asked already" if st.history else "no move to take back")
+                return
+        elif asked is None or seat in asked[1] or answer not in ("agree", "decline"):
+            log.warning("from %s: an undo %s with no undo asked: ignored", seat, answer)
+            return
+        if not replay:
+            self.session.record_arbiter({"action": "ask_undo", "seat": seat, "answer": answer, "ply": st.ply})
+        if answer == "decline":
+            self.undo_asked = None
+            code = "remote.undo_declined"
+        else:
+            self.undo_asked = asked = (st.ply, {*(asked[1] if asked else ()), seat})
+            code = "remote.undo_asked" if answer == "ask" else "remote.undo_agreed"
+        waiting = [s for s in self._in_play() if self.undo_asked is None or s not in self.undo_asked[1]]
+        for s in self.seats:
+            self._send(s, {"type": "event", "event": {"event": "notice", "kind": f"undo_{answer}", "player": seat,
+                                                      "ply": st.ply, "waiting": waiting,
+                                                      "say": say(code, player=seat, ply=st.ply)}})
+        if answer != "decline" and not waiting and not replay:
+            n = len(self.session.log)
+            self.session.undo(self.table.rebuild)  # journaled (replayed as ``undo``) and made
+            self._undone(self.session.log[n:])
+
+    def _undo(self) -> None:
+        """A journaled undo, replayed: the game rebuilt from the journal's events up to it."""
+        from controller.referee.gamefile import journaled
+        from controller.referee.replay import rebuild
+
+        assert self._replayed is not None
+        gdef = journaled(self.table.journal, self.table.game_id)
+        n = len(self.session.log)
+        self.session.undo(lambda: rebuild(self._replayed or [], gdef))
+        self._undone(self.session.log[n:])
+
+    def _undone(self, new: list[Published]) -> None:
+        """After an undo (``new``: the session's events of it): every seat gets the game as it was before the last
+        ruling, its whole board checked."""
+        self.undo_asked = None
+        events = [ev for ev in new if ev.public.get("event") == "undo"]
+        for s in self.seats:
+            self._send(s, {"type": "undone", "events": [ev.for_role(s) for ev in events[-1:]]})
+        self._publish_clock()
+
+    def put_out(self, seat: str, reason: Any) -> None:
+        """The arbiter puts ``seat`` out of the game (a resignation in a game of more than two seats): journaled,
+        its pieces cleared from every board by the game's rule, the game over if that leaves one side or team.
+        RemoteError if it cannot be put out now."""
+        with self.lock, self.session.lock:
+            st = self.session.state
+            if seat not in self.seats or st.phase != "play" or seat in st.out:
+                raise RemoteError(f"{seat} cannot be put out: {'no such seat' if seat not in self.seats else st.phase if st.phase != 'play' else 'out already'}")
+            self._put_out(seat, reason)
+        if self.session.state.phase == "over":
+            self._publish_public()
+
+    def _put_out(self, seat: str, reason: Any) -> None:
+        from controller.referee.recognizer import Occupant
+        from controller.referee.steps import fixup_steps
+
+        session = self.session
+        before = session.expected_board()
+        n = len(session.log)
+        session.put_out(seat, reason)
+        new = session.log[n:]
+        after = session.expected_board()
+        changed = {s for s in set(before) | set(after) if before.get(s) != after.get(s)}
+        steps = fixup_steps(before, after, changed, Occupant(seat, -1)) if changed else []
+        self.undo_asked = None
+        for s in self.seats:
+            told = [ev.for_role(s) for ev in new if ev.public.get("event") == "notice" and (not ev.audience or s in ev.audience)]
+            self._send(s, {"type": "reacted", "side": seat, "events": told, "steps": steps, "target": wire_board(after),
+                           "changed": sorted(changed)})
+        self._ended(new)
         self._publish_clock()
 
     def _react(self, seat: str, m: Mapping[str, Any], *, replay: bool = False) -> None:
@@ -535,7 +644,8 @@ class RemoteHost:
                 or frm not in self.game.station_by_id or to not in self.game.station_by_id:
             self._resend(seat, _count(m.get("have")))  # stale (judged already) or out of turn: what it missed
             return
-        self._judge(seat, str(frm), str(to))
+        stations = self.game.station_by_id  # the game's own strings: a long game's history keeps one copy of each
+        self._judge(seat, stations[frm].id, stations[to].id)
 
     def _judge(self, seat: str, frm: str, to: str) -> None:
         session = self.session

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import deque
 
 #: messages kept in memory per seat: a board that missed this many is far behind (each ply is a message or two)
-WINDOW = 8
+WINDOW = 4
 
 
 class Outbox:

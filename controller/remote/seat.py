@@ -81,6 +81,7 @@ class RemoteSeat:
         self.tries = 0
         self.applying = False
         self.received_rulings: list[dict[str, Any]] = []
+        self.undo_asked: dict[str, Any] | None = None  # an undo a seat asked for, still open (the page shows it)
         self.commitments: dict[str, dict[str, str]] = {}  # as first published, before anyone's salts were out
         self.revealed: dict[str, dict[str, str]] = {}
         self.record: dict[str, Any] | None = None
@@ -231,6 +232,7 @@ class RemoteSeat:
         self.tries = int(m.get("tries", self.tries))
         self.applying = True
         try:
+            self._undo_notice(m)
             if kind == "event":
                 told = m["event"].get("event")
                 if told in ("paused", "resumed"):  # the host paused the game: this board's readings wait too
@@ -275,6 +277,14 @@ class RemoteSeat:
                     session.announce(ev)
                 if m["changed"]:
                     ask_changes(session, m["steps"], occupants(m["target"]), set(m["changed"]))
+            elif kind == "undone":  # every seat agreed to take back the last ruling: the board as it was before it
+                self.sent = None
+                session.replace_state(mirror_state(self.game, m["view"], self.seat))
+                ply = session.state.ply
+                self.received_rulings = [r for r in self.received_rulings if r["ply"] <= ply]
+                for ev in m["events"]:
+                    session.announce(ev)
+                session.expect_whole_board("event.undo_board")
             elif kind == "over":  # ended by the host, not by a ruling: a flag fell
                 session.replace_state(mirror_state(self.game, m["view"], self.seat))
                 session.announce(m["event"])
@@ -287,6 +297,17 @@ class RemoteSeat:
                 log.warning("unknown message type %r from the host", kind)
         finally:
             self.applying = False
+
+    def _undo_notice(self, m: dict[str, Any]) -> None:
+        """Keep the undo asked and still open, as the page shows it (who asked, at which ply, who is still to
+        agree): a ruling, the undo made, a seat put out or a decline closes it."""
+        ev = m.get("event") if m["type"] == "event" else None
+        told = ev.get("kind") if isinstance(ev, dict) and ev.get("event") == "notice" else None
+        if told in ("undo_ask", "undo_agree") and isinstance(ev, dict):
+            by = ev.get("player") if told == "undo_ask" or self.undo_asked is None else self.undo_asked["by"]
+            self.undo_asked = {"by": by, "ply": ev.get("ply"), "waiting": list(ev.get("waiting") or [])}
+        elif told == "undo_decline" or m["type"] in ("ruling", "undone", "reacted", "over", "start"):
+            self.undo_asked = None
 
     def _rule(self, m: dict[str, Any]) -> None:
         """Show a ruling and ask for its fix-up on this board."""
@@ -375,8 +396,9 @@ class RemoteSeat:
                 self.audit = self.check_record()
 
     def ask(self, action: str) -> None:
-        """Ask the host, the game's arbiter, to ``pause`` or ``resume`` the game, or ``resign`` this seat (its
-        answer comes as its messages do). RemoteError if it cannot be asked now."""
+        """Ask the host, the game's arbiter, to ``pause`` or ``resume`` the game, ``resign`` this seat, or take back
+        the last ruling (``undo``, made once every other seat answers ``undo_agree``; ``undo_decline`` drops it).
+        Its answer comes as its messages do. RemoteError if it cannot be asked now."""
         from .host import SEAT_ASKS
 
         if action not in SEAT_ASKS:
@@ -386,13 +408,17 @@ class RemoteSeat:
             raise RemoteError("the game is not in play")
         if action == "pause" and self.session.paused or action == "resume" and not self.session.paused:
             raise RemoteError(f"the game is {'paused' if self.session.paused else 'not paused'} already")
+        if action == "undo" and st.ply == 0:
+            raise RemoteError("there is no move to take back yet")
+        if action.startswith("undo") and self.session.paused:
+            raise RemoteError("the game is paused: resume it first, then ask to take back the move")
         self._send({"type": "ask", "action": action, "id": uuid.uuid4().hex})
 
     def page_info(self) -> dict[str, Any]:
         """What the seat's page shows of the remote game (public): its id, and the asks it offers."""
         from .host import SEAT_ASKS
 
-        return {"game": self.game_id, "asks": list(SEAT_ASKS)}
+        return {"game": self.game_id, "asks": list(SEAT_ASKS), "undo": self.undo_asked}
 
     def _on_clock(self, reading: dict[str, Any]) -> None:
         try:

@@ -12,6 +12,17 @@ from .say import Say
 ALL = "all"
 
 
+_OWNER_ONLY: dict[str, frozenset[str]] = {}
+
+
+def _owner_only(owner: str) -> frozenset[str]:
+    """The set of sides that know a piece nobody else has seen: one per owner, shared by its pieces (a frozenset)."""
+    known = _OWNER_ONLY.get(owner)
+    if known is None:
+        known = _OWNER_ONLY[owner] = frozenset((owner,))
+    return known
+
+
 class Piece:
     """One physical piece: an opaque id, its kind, its owner and who knows what it is."""
 
@@ -23,7 +34,7 @@ class Piece:
         self.owner = owner
         #: the sides that know its kind; replaced, never changed in place, so copies share it (look-ahead copies
         #: a whole board per position tried)
-        self.known_to: frozenset[str] = frozenset((owner,))
+        self.known_to: frozenset[str] = _owner_only(owner)
         self.public = False
 
     def copy(self) -> Piece:

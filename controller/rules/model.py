@@ -228,7 +228,7 @@ class GameDef:
 
     @property
     def station_ids(self) -> tuple[str, ...]:
-        return tuple(s.id for s in self.stations)
+        return tuple(self.station_index)  # in the game file's order (a view walks these twice a move per game)
 
     def resolve_options(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The full option set: every default, with ``overrides`` checked and applied."""

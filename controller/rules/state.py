@@ -18,6 +18,9 @@ from .say import Say, note, say
 from .setup import check_deployment
 from .topology import topology_for
 
+#: the audience of what every side may know, one tuple shared by every ruling of a long game
+_EVERYONE = (ALL,)
+
 
 class Move(NamedTuple):
     """A piece going from one station to another (onto an enemy piece, it is an attack)."""
@@ -44,7 +47,7 @@ class Result:
         return {"winners": list(self.winners), "draw": self.draw, "reason": self.reason}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Ruling:
     """The full, unredacted judgement of one move; views.redact_ruling makes what each audience may see."""
 
@@ -414,7 +417,7 @@ class GameState:
             out=tuple(knocked) + tuple(late_out),
             result=self.result,
             next_turn=None if self.result else self.turn,
-            known=tuple((p.uid, (ALL,) if p.public else tuple(sorted(p.known_to))) for p in (mover, defender) if p is not None),
+            known=tuple((p.uid, _EVERYONE if p.public else tuple(sorted(p.known_to))) for p in (mover, defender) if p is not None),
         )
         self.history.append(ruling)
         return ruling

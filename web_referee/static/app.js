@@ -763,6 +763,13 @@
     $("remote-title").textContent = t("page.remote.title", {game: r.game});
     $("remote-pause").disabled = S.status.paused;
     $("remote-resume").disabled = !S.status.paused;
+    // an undo another seat asked for, waiting for this seat's answer (the host takes the move back once all agree)
+    const u = r.undo, mine = !!u && (u.waiting || []).includes(ROLE);
+    $("remote-undo").disabled = S.status.ply === 0 || !!u;
+    $("remote-undo-row").hidden = !u;
+    if (u) $("remote-undo-text").textContent = t("remote.undo_asked", {player: u.by, ply: u.ply});
+    $("remote-undo-agree").disabled = !mine;
+    $("remote-undo-decline").disabled = !mine;
   }
   async function remoteAsk(action) {
     try { showError(""); await api(`/remote/${action}`, {}); } catch (e) { showError(e); }
@@ -1027,6 +1034,9 @@
   $("remote-pause").addEventListener("click", () => remoteAsk("pause"));
   $("remote-resume").addEventListener("click", () => remoteAsk("resume"));
   $("remote-resign").addEventListener("click", () => { if (confirmed("remote-resign")) remoteAsk("resign"); });
+  $("remote-undo").addEventListener("click", () => remoteAsk("undo"));
+  $("remote-undo-agree").addEventListener("click", () => remoteAsk("undo_agree"));
+  $("remote-undo-decline").addEventListener("click", () => remoteAsk("undo_decline"));
   $("arb-pause").addEventListener("click", () => arbiter("pause"));
   $("arb-resume").addEventListener("click", () => arbiter("resume"));
   $("arb-undo").addEventListener("click", () => { if (confirmed("arb-undo")) arbiter("undo"); });
