@@ -273,13 +273,7 @@ class FaceDownBot(Player):
                     continue
                 reply = max(reply, self.evaluate(s3, w))
             worst = min(worst, reply if reply > -float("inf") else e)
-        weight, risk = BLIND_ATTACK, 0.0
-        for e in sorted(blind.values()):
-            if e >= worst:
-                break
-            risk += weight * (e - worst)
-            weight *= 0.5
-        return worst + risk
+        return worst + _blind_risk(blind, worst)
 
     def _score(self, st: GameState, m: Move, w: Worth, spec: MoveSpec) -> float:
         s1 = st.copy()
@@ -308,15 +302,7 @@ class FaceDownBot(Player):
             elif e < blind.get(r.to, v):
                 blind[r.to] = e
         v = min(v, worst_known)
-        # every piece of ours left where the enemy can attack it unseen is a risk: the worst counts most, each next
-        # one half as much as the one before (a piece walked into danger costs something even beside a worse risk)
-        weight, risk = BLIND_ATTACK, 0.0
-        for e in sorted(blind.values()):
-            if e >= v:
-                break
-            risk += weight * (e - v)
-            weight *= 0.5
-        return v + risk
+        return v + _blind_risk(blind, v)
 
     def _friend(self, st: GameState, owner: str) -> bool:
         return owner in self._friends
@@ -658,3 +644,16 @@ class FaceDownClassic(FaceDownBot):
     name = "facedown-classic"
     classic = True
     levels = CLASSIC_LEVELS
+
+
+def _blind_risk(blind: dict[str, float], base: float) -> float:
+    """What the pieces of ours the enemy can attack unseen cost below ``base`` (``blind``: station -> the worst such
+    an attack does): the worst counts most, each next one half as much as the one before, so a piece walked into
+    danger costs something even beside a worse risk."""
+    weight, risk = BLIND_ATTACK, 0.0
+    for e in sorted(blind.values()):
+        if e >= base:
+            break
+        risk += weight * (e - base)
+        weight *= 0.5
+    return risk

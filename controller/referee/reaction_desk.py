@@ -66,6 +66,24 @@ class ReactionDesk:
                                   "say": say("reaction.offer_open", offer=told["say"])}, audience=(o.side,))
         self._told = now
 
+    #: what a seat answering while the game is paused is told (who resumes it)
+    resumed_by = "answer when the arbiter resumes it"
+
+    def open_offer(self, side: str, offer_id: int, target: str | None) -> Any:
+        """``side``'s open offer ``offer_id`` (its station ``target`` checked when given), the session's lock held;
+        ReactionRefused if the game is not in play, is paused, or the offer is not open for this seat (the same
+        answer whether it lapsed, was answered or is another seat's)."""
+        st = self.session.state
+        if st.phase != "play":
+            raise ReactionRefused("the game is not in play")
+        if self.session.paused:
+            raise ReactionRefused(f"the game is paused: {self.resumed_by}")
+        offer = next((o for o in _reactions.offers(st, side) if o.id == offer_id), None)
+        if offer is None or (target is not None and offer.target != target):
+            raise ReactionRefused(f"you have no open reaction offer {offer_id}: it lapsed with a move, was answered "
+                                  f"already, or its aircraft is gone")
+        return offer
+
     def answer(self, side: str, offer_id: int, accept: bool, *, target: str | None = None) -> dict[str, Any]:
         """``side`` takes (``accept``) or declines its open reaction offer ``offer_id`` (``target``: the station the
         seat was told, checked when given). Journaled, applied by the engine, the outcome published (public if the
@@ -75,14 +93,7 @@ class ReactionDesk:
         session = self.session
         with session.lock:
             st = session.state
-            if st.phase != "play":
-                raise ReactionRefused("the game is not in play")
-            if session.paused:
-                raise ReactionRefused("the game is paused: answer when the arbiter resumes it")
-            offer = next((o for o in _reactions.offers(st, side) if o.id == offer_id), None)
-            if offer is None or (target is not None and offer.target != target):
-                raise ReactionRefused(f"you have no open reaction offer {offer_id}: it lapsed with a move, was answered "
-                                      f"already, or its aircraft is gone")
+            offer = self.open_offer(side, offer_id, target)
             session.record("reaction", {"action": "answer", "side": side, "offer": offer_id, "accept": accept})
             before = session.expected_board()
             told = _reactions.offer_view(st, offer)

@@ -12,6 +12,8 @@ from controller.rules import reactions as _reactions
 class RemoteReactions(ReactionDesk):
     """The mirror session's desk (``send``: a message to the host)."""
 
+    resumed_by = "answer when it is resumed"
+
     def __init__(self, session: Any, send: Any) -> None:
         super().__init__(session)
         self.send = send
@@ -21,18 +23,10 @@ class RemoteReactions(ReactionDesk):
 
     def answer(self, side: str, offer_id: int, accept: bool, *, target: str | None = None) -> dict[str, Any]:
         """Send ``side``'s answer to its open offer to the host (the outcome comes back as its messages do)."""
-        session = self.session
-        with session.lock:
-            st = session.state
-            if st.phase != "play":
-                raise ReactionRefused("the game is not in play")
-            if session.paused:
-                raise ReactionRefused("the game is paused: answer when it is resumed")
-            offer = next((o for o in _reactions.offers(st, side) if o.id == offer_id), None)
-            if offer is None or (target is not None and offer.target != target):
-                raise ReactionRefused(f"you have no open reaction offer {offer_id}: it lapsed with a move, was answered "
-                                      f"already, or its aircraft is gone")
-            self.send({"type": "react", "offer": offer_id, "accept": bool(accept), "target": offer.target, "ply": st.ply})
+        with self.session.lock:
+            offer = self.open_offer(side, offer_id, target)
+            self.send({"type": "react", "offer": offer_id, "accept": bool(accept), "target": offer.target,
+                       "ply": self.session.state.ply})
             return {"offer": offer_id, "accepted": accept, "sent": True}
 
     def set_automatic(self, side: str, on: bool) -> None:
