@@ -8,7 +8,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from controller.commands.running import stop_on_signals
+from controller.commands.running import stop_on_signals, wait_for_stop
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -97,11 +97,8 @@ def run(args: argparse.Namespace) -> int:
     host = args.host if args.host not in ("0.0.0.0", "::", "") else "localhost"
     print(f"FaceDown club dashboard at http://{host}:{server.port}/ (broker {broker.url()}, results in {book.path}, "
           f"{len(enrolled.tables())} enrolled table(s) in {enrolled.path})", flush=True)
-    if args.ready_file:
-        Path(args.ready_file).write_text("ready\n")
     try:
-        while not stop.wait(0.5):
-            pass
+        wait_for_stop(stop, args.ready_file, 0.5)
     finally:
         server.stop()
         listener.stop()

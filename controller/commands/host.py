@@ -6,10 +6,9 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from pathlib import Path
 from typing import Any
 
-from controller.commands.running import stop_on_signals
+from controller.commands.running import stop_on_signals, wait_for_stop
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -105,11 +104,8 @@ def run(args: argparse.Namespace) -> int:
     except ConnectionError as exc:
         print(f"facedown host: {exc}", file=sys.stderr)
         return 2
-    if args.ready_file:
-        Path(args.ready_file).write_text("ready\n")
     try:
-        while not stop.wait(1.0):
-            pass
+        wait_for_stop(stop, args.ready_file)
     finally:
         for seat, server, _ in phones:
             server.stop()
@@ -159,11 +155,8 @@ def run_league(args: argparse.Namespace) -> int:
         return 2
     print(f"FaceDown league host {server.name} in group {args.share} on {broker.url()}: {len(server.hosts.hosts)} "
           f"game(s) resumed, waiting for the organizer's requests", flush=True)
-    if args.ready_file:
-        Path(args.ready_file).write_text("ready\n")
     try:
-        while not stop.wait(1.0):
-            pass
+        wait_for_stop(stop, args.ready_file)
     finally:
         server.stop()
     return 0

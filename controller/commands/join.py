@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller.commands.running import open_web, stop_on_signals
+from controller.commands.running import open_web, stop_on_signals, wait_for_stop
 
 
 def state_path(game_id: str, seat: str) -> Path:
@@ -118,10 +118,7 @@ def run_remote(args: argparse.Namespace, game_id: str, profile: Any, board: Any,
                 from web_referee.qr import qr_text
 
                 print(qr_text(url), flush=True)
-        if args.ready_file:
-            Path(args.ready_file).write_text("ready\n")
-        while not stop.wait(1.0):
-            pass
+        wait_for_stop(stop, args.ready_file)
     finally:
         if server is not None:
             server.stop()

@@ -1,11 +1,12 @@
-"""What the long-running commands share: the stop that SIGTERM and Ctrl-C set, and the table's web page opened
-with a clear refusal when its port cannot be had."""
+"""What the long-running commands share: the stop that SIGTERM and Ctrl-C set, the ready file and the wait for that
+stop, and the table's web page opened with a clear refusal when its port cannot be had."""
 
 from __future__ import annotations
 
 import signal
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 
@@ -19,6 +20,14 @@ def stop_on_signals() -> threading.Event:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     return stop
+
+
+def wait_for_stop(stop: threading.Event, ready_file: str | None, poll_s: float = 1.0) -> None:
+    """Say the command is ready (``ready_file``, for tests, benchmarks and service managers), then wait for ``stop``."""
+    if ready_file:
+        Path(ready_file).write_text("ready\n")
+    while not stop.wait(poll_s):
+        pass
 
 
 def open_web(table: Any, host: str, port: int, prog: str = "facedown play") -> Any:
