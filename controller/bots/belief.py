@@ -75,6 +75,9 @@ class Belief:
         self.carries: dict[int, tuple[Mapping[str, str], ...]] = {}  # a carrier's uid -> the flags riding on it
         #: Read move patterns (``lean``): off, the kinds are drawn as before (the classic bot).
         self.reads_moves = False
+        #: Treat a piece whose possible kinds are down to one as known in the guesses (its attacks and our replies
+        #: to it are then judged as a known piece's): off, only a shown piece is known (the classic bot).
+        self.deduces = False
         #: uid -> kind -> how much likelier than its counts that kind is, read from how the piece moved: a piece that
         #: steps up to one of our pieces it has seen is likelier one that beats it, one that steps away one that does not
         self.lean: dict[int, dict[str, float]] = {}
@@ -265,11 +268,12 @@ class Belief:
         st.options = self.look_options
         st.active_moves = self._look_moves
         any_kind = self.kinds[0]
+        deduces, possible = self.deduces, self.possible
         for station, uid in where.items():
             kind = kinds.get(uid) or self.known.get(uid) or any_kind
             piece = st.board[station] = Piece(uid, kind, self.owner[uid])
             piece.public = uid in self.public
-            if uid in self.known:
+            if uid in self.known or deduces and len(possible.get(uid, ())) == 1:
                 piece.known_to = piece.known_to | {self.seat}
         st.phase = "play"
         st.turn = self.turn

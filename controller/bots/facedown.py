@@ -4,8 +4,11 @@ Determinized search. Each turn it draws many complete guesses of the hidden piec
 seat saw: reveals, clash outcomes, which pieces moved, the armies' counts, a prior of where each kind starts), and
 in each guess plays every legal move on a copy of the game through the rules engine, answers it with the opponent's
 attacks that hurt most, and scores the result: material worth from the clash table, the game won or lost, how near
-its attackers stand to the enemy flag and the enemy's to its own, and how much each side has given away. The move
-with the best average over the guesses is played. A level is an amount of work (positions looked at), not of time:
+its attackers stand to the enemy flag and the enemy's to its own (an intruder nearer a flag that was found, or one
+flight of a railway away, counts more; one beside it on its own turn is a lost game), how near the pieces that beat
+a known enemy piece stand to it (a kind deduced from what the piece did counts as known), and how much each side
+has given away. The best moves are looked at deeper: every enemy answer and our best reply. The move with the best
+average over the guesses is played. A level is an amount of work (positions looked at), not of time:
 the same level plays the same moves on a Pi Zero and on a desktop, only slower; the host's time budget is a cap.
 
 Only the seat's redacted views reach it (through ``Belief``); the guesses are its own.
@@ -67,6 +70,12 @@ BLOCKER = 4.0
 FLAG_DOOR = 1.5
 #: An enemy beside our flag: one attack from winning (the look-ahead sees it only on the enemy's turn).
 FLAG_NEXT = 3.0
+#: An enemy piece that can take our flag beside it on its own turn: the game is as good as lost (our reply came
+#: and went). The deeper look ends on the enemy's turn, so this is what it sees when an intruder steps in beside
+#: the flag and no reply of ours removes it (Luzhanqi seed 1 against the bot before: a lieutenant walked round
+#: our back rows and in beside the flag while our bomb followed it without striking, each step looking no worse
+#: than FLAG_NEXT).
+FLAG_LOST = WIN / 4
 #: With an enemy three steps or fewer from our flag, each step between it and our nearest piece that beats it.
 GUARD = 0.08
 #: Chance the opponent dares an attack on a piece of ours it cannot see (a known one it attacks when it pays).
@@ -75,7 +84,14 @@ BLIND_ATTACK = 0.35
 REPEAT = 0.02
 #: With an enemy this many steps from our flag (1, 2, 3), what each step between it and our nearest piece that
 #: stops it (beats it or trades with it) costs: the nearer the intruder, the more a defender's distance matters.
-GUARD_NEAR = {1: 0.45, 2: 0.22, 3: 0.1}
+GUARD_NEAR = {1: 0.45, 2: 0.22, 3: 0.1, 4: 0.05}
+#: The same once our flag is found (the enemy has seen it, or struck a mine or bomb beside it: a cleared guard
+#: shows where it stands), from farther off: an intruder that knows where to go walks straight in.
+GUARD_FOUND = {1: 0.6, 2: 0.4, 3: 0.25, 4: 0.15, 5: 0.1, 6: 0.06}
+#: A known enemy piece (shown, or deduced from what it did) is worth hunting: per unit of its worth, what our
+#: nearest piece that beats it is worth standing next to it, less for each step farther (none from HUNT_RANGE on).
+HUNT = 0.08
+HUNT_RANGE = 6
 #: What the last pieces that can move are worth beyond their rank (a side with none left loses on its turn): the
 #: n-th last counts LAST_MOVERS / n.
 LAST_MOVERS = 6.0
@@ -124,6 +140,9 @@ class FaceDownBot(Player):
         self._friends = frozenset(s for s in self.gdef.sides if s == seat or self.gdef.ally(seat, s))
         self.visits: dict[Any, int] = {}  # arrangement of our own pieces -> turns we stood in it
         self.belief.reads_moves = not self.classic
+        self.belief.deduces = not self.classic
+        self._walls: dict[int, tuple[str, int]] | None = None  # our flag's uid -> its station, our blockers beside it
+        self._rays, self._nets = self._flights(self.belief.options)
         clash = self.belief.base.clash
         takers = [p.id for p in self.gdef.pieces if p.movable and p.can_attack]
         #: piece id -> the kinds that stop it when they attack it: beat it, or trade with it (both removed)
@@ -153,6 +172,8 @@ class FaceDownBot(Player):
         if len(moves) == 1:
             return tuple(moves[0])  # type: ignore[return-value]
         w = worth(first)
+        if self._walls is None:
+            self._walls = self._flag_walls(first, w)
         w.ways.clear()  # last move's ways were to guessed flags behind guessed mines: a cache for this move only
         total = dict.fromkeys(moves, 0.0)
         seen = dict.fromkeys(moves, 0)
@@ -260,11 +281,12 @@ class FaceDownBot(Player):
                 continue
             reply = -float("inf")
             seat = self.seat
+            beside = self._beside_flags(s2, w) if not self.classic else ()
             for r, rspec in s2.legal_specs(seat).items():
                 if r in self.forbidden:
                     continue
                 target = s2.board.get(r.to)
-                if target is not None and not (target.public or seat in target.known_to):
+                if target is not None and not (target.public or seat in target.known_to) and r.to not in beside:
                     continue  # an attack on a piece we do not know: in this guess we would know what it is
                 s3 = s2.copy()
                 try:
@@ -274,6 +296,18 @@ class FaceDownBot(Player):
                 reply = max(reply, self.evaluate(s3, w))
             worst = min(worst, reply if reply > -float("inf") else e)
         return worst + _blind_risk(blind, worst)
+
+    def _beside_flags(self, st: GameState, w: Worth) -> set[str]:
+        """The stations beside our flags. In the deeper look our reply may strike an unknown piece there: that it
+        picks the strike only in the guesses where it wins costs nothing, since in the others every reply loses the
+        flag anyway (FLAG_LOST). Without it the look saw no defence against an intruder at the flag but known pieces."""
+        assert self.belief is not None
+        nbrs, friends, capture = self.belief.nbrs, self._friends, w.capture
+        out: set[str] = set()
+        for station, p in st.board.items():
+            if p.type in capture and p.owner in friends:
+                out.update(nbrs.get(station, ()))
+        return out
 
     def _score(self, st: GameState, m: Move, w: Worth, spec: MoveSpec) -> float:
         s1 = st.copy()
@@ -329,6 +363,7 @@ class FaceDownBot(Player):
         theirs: dict[str, int] = {}
         my_fixed: list[tuple[str, str]] = []  # (station, kind) of the pieces that never move and stand in the way
         foe_fixed: list[tuple[str, str]] = []
+        foe_known: list[tuple[str, str]] = []  # (station, kind) of the enemy pieces we know (shown or deduced)
         fixed = w.fixed
         clearers: list[tuple[str, str]] = []  # (station, kind) of our pieces that can remove an enemy blocker
         foe_blockers: dict[str, list[str]] = {}
@@ -369,8 +404,12 @@ class FaceDownBot(Player):
                     foe_flags.append(station)
                 elif t in movable:
                     foe_movers.append((station, t))
+                    if p.public or me in p.known_to:
+                        foe_known.append((station, t))
                 elif t in fixed:
                     foe_fixed.append((station, t))
+                    if p.public or me in p.known_to:
+                        foe_known.append((station, t))
         for kind, answers in w.blockers.items():  # keep the last pieces that can clear a blocker still standing
             if theirs.get(kind):
                 score += BLOCKER * (1.0 - 0.5 ** sum(mine.get(a, 0) for a in answers))
@@ -451,12 +490,22 @@ class FaceDownBot(Player):
                             if m not in board and (classic or not self._covered(board, m, k)):
                                 door = True
                                 break
+                if not door and not classic and self._rays:
+                    door = self._flown_door(board, f)
                 score += 0.04 * min(nearest, 8)
                 if nearest == 1:
-                    score -= FLAG_NEXT
+                    if not classic and board[near_at].owner == st.turn and near_kind in w.takers:
+                        score -= FLAG_LOST  # and it is that enemy's turn: the flag falls now
+                    else:
+                        score -= FLAG_NEXT
                 elif door:
                     score -= FLAG_DOOR
-                if nearest <= 3:  # bring a piece that beats it: only removing it shuts the door for good
+                near = GUARD_NEAR
+                if not classic and self._found(st, f, w):
+                    near = GUARD_FOUND
+                    score -= 0.04 * min(nearest, 8)  # the distance itself counts twice
+                if classic and nearest <= 3 or not classic and nearest in near:
+                    # bring a piece that stops it: only removing it shuts the door for good
                     beaters = w.beaten_by[near_kind] if classic else self._stoppers[near_kind]
                     to_threat = w.distance[near_at]
                     guard = 10
@@ -465,7 +514,9 @@ class FaceDownBot(Player):
                             y = to_threat.get(s, 10)
                             if y < guard:
                                 guard = y
-                    score -= (GUARD if classic else GUARD_NEAR[nearest]) * guard
+                    score -= (GUARD if classic else near[nearest]) * guard
+        if foe_known and my_movers and not self.classic:
+            score += self._hunt(foe_known, my_movers, w)
         score -= 0.004 * behind
         if self.classic:
             # the last pieces that move are worth more than their rank: a side with none left loses
@@ -476,6 +527,124 @@ class FaceDownBot(Player):
         if carried:
             score += self._carrying(st, carried, w)
         return score
+
+    def _flights(self, options: Mapping[str, Any]) -> tuple[dict[str, list[tuple[tuple[str, ...], frozenset[str]]]],
+                                                              list[tuple[dict[str, tuple[str, ...]], frozenset[str]]]]:
+        """Station -> the straight runs of stations going out from it along each line that some kind flies along
+        (moves more than one station at a time: a Luzhanqi railway, a Stratego scout's road), each with the kinds
+        that fly along it; and the networks some kinds fly over turning where they like (a Luzhanqi engineer's
+        railway), each as station -> neighbours with those kinds."""
+        assert self.gdef is not None and self.belief is not None
+        flyers: dict[str, set[str]] = {}
+        turners: dict[frozenset[str], set[str]] = {}
+        for p in self.gdef.pieces:
+            for m in p.moves:
+                if m.when.holds(options) and (m.max_steps is None or m.max_steps > 1) and not m.attack_only:
+                    for kind in m.along:
+                        flyers.setdefault(kind, set()).add(p.id)
+                    if m.turns:
+                        turners.setdefault(frozenset(m.along), set()).add(p.id)
+        topo = self.belief.base.topo
+        nets = [(topo.neighbours(along), frozenset(who)) for along, who in turners.items()]
+        rays: dict[str, list[tuple[tuple[str, ...], frozenset[str]]]] = {}
+        for line in self.gdef.lines:
+            kinds = flyers.get(line.kind)
+            if not kinds:
+                continue
+            run, who = line.stations, frozenset(kinds)
+            for i, q in enumerate(run):
+                if i + 2 < len(run):
+                    rays.setdefault(q, []).append((run[i + 1:], who))
+                if i >= 2:
+                    rays.setdefault(q, []).append((run[i - 1::-1], who))
+        return rays, nets
+
+    def _flown_door(self, board: Mapping[str, Any], flag: str) -> bool:
+        """Is an empty station beside our ``flag`` one move from an enemy piece that flies along a straight line
+        through empty stations to it (and not beside a piece of ours that stops it)? The door counted by steps
+        misses it: Luzhanqi seed 1 against the bot before, an engineer cleared the mine beside our flag, and the next
+        engineer rode the railway round a corner from five stations off to that station, then took the flag."""
+        assert self.belief is not None
+        friends = self._friends
+        for q in self.belief.nbrs.get(flag, ()):
+            if q in board:
+                continue
+            for run, who in self._rays.get(q, ()):
+                for s in run:
+                    p = board.get(s)
+                    if p is None:
+                        continue
+                    if p.owner not in friends and p.type in who and not self._covered(board, q, p.type):
+                        return True
+                    break
+            for nbrs, who in self._nets:  # round corners: every station reached through empty ones
+                if q not in nbrs:
+                    continue
+                seen, todo = {q}, [q]
+                while todo:
+                    for n in nbrs.get(todo.pop(), ()):
+                        if n in seen:
+                            continue
+                        seen.add(n)
+                        p = board.get(n)
+                        if p is None:
+                            todo.append(n)
+                        elif p.owner not in friends and p.type in who and not self._covered(board, q, p.type):
+                            return True
+        return False
+
+    def _hunt(self, foe_known: list[tuple[str, str]], my_movers: list[tuple[str, str]], w: Worth) -> float:
+        """Each enemy piece we know, worth going for: ``HUNT`` times its worth for our nearest piece that beats it
+        standing beside it, less for each step farther. Without this, a known piece out of the look-ahead's reach
+        was worth nothing until one stood next to it: in Navy chess (Taiwan) seed 1 against the bot before, the
+        enemy's anti-submarine plane, known after its first clash, bounced our ships for 700 plies while the missile
+        that sinks it stayed three stations off; one capture in 800 plies, a draw."""
+        reach, value, beaten_by = w.reach, w.value, w.beaten_by
+        score = 0.0
+        for es, ek in foe_known:
+            beaters = beaten_by[ek]
+            if not beaters:
+                continue
+            best = HUNT_RANGE
+            for s, k in my_movers:
+                if k in beaters:
+                    d = reach[k][s].get(es, HUNT_RANGE)
+                    if d < best:
+                        best = d
+            if best < HUNT_RANGE:
+                score += HUNT * value[ek] * (HUNT_RANGE - best) / HUNT_RANGE
+        return score
+
+    def _flag_walls(self, st: GameState, w: Worth) -> dict[int, tuple[str, int]]:
+        """Our flag's uid -> its station and how many of our blockers (mines, bombs) stand beside it, when play
+        begins."""
+        assert self.belief is not None
+        out: dict[int, tuple[str, int]] = {}
+        for station, p in st.board.items():
+            if p.owner in self._friends and p.type in w.capture:
+                out[p.uid] = (station, self._walls_beside(st, station, w))
+        return out
+
+    def _walls_beside(self, st: GameState, station: str, w: Worth) -> int:
+        assert self.belief is not None
+        friends, fixed, board = self._friends, w.fixed, st.board
+        n = 0
+        for q in self.belief.nbrs.get(station, ()):
+            p = board.get(q)
+            if p is not None and p.owner in friends and p.type in fixed:
+                n += 1
+        return n
+
+    def _found(self, st: GameState, station: str, w: Worth) -> bool:
+        """Does the enemy know where our flag on ``station`` stands: shown to it, or fewer of our blockers beside it
+        than when play began, on the station it began on (their removal showed what they guarded)? L'Attaque seed 2
+        against the bot before: the enemy sapper struck the two mines beside our flag, and an unknown captain walked
+        in along the back row."""
+        p = st.board[station]
+        if p.public or p.known_to - self._friends:
+            return True
+        began = (self._walls or {}).get(p.uid)
+        return began is not None and began[0] == station and self._walls_beside(st, station, w) < began[1]
 
     def _covered(self, board: Mapping[str, Any], station: str, kind: str) -> bool:
         """Is the empty ``station`` beside a piece of ours that stops a ``kind`` (beats it or trades with it)? An
