@@ -87,22 +87,32 @@ def test_a_mover_boxed_in_when_its_turn_comes_is_no_move_either() -> None:
     assert can - bot.evaluate(st, w) > WIN / 4
 
 
-def _chase(reads: bool) -> tuple[Any, int]:
-    """Stratego: our marshal stands shown on e4; an unknown blue piece steps up beside it (e6 -> e5)."""
+def _seen(game: str, layout: dict[str, tuple[str, str]], move: tuple[str, str], watched: str,
+          shown: tuple[str, ...] = (), **flags: bool) -> tuple[Any, int]:
+    """Red's belief (with ``flags`` set on it) after seeing ``move`` played on a board of ``layout`` (the pieces on
+    ``shown`` public), and the uid of the piece on ``watched``."""
     from controller.bots.belief import Belief
 
-    st = _playing("stratego")
-    st.board = _laid({"e4": ("marshal", "red"), "a1": ("flag", "red"), "e6": ("spy", "blue"), "j10": ("flag", "blue"),
-                      "a10": ("bomb", "blue")})
-    st.board["e4"].public = True
-    st.turn = "blue"
+    st = _playing(game)
+    st.board = _laid(layout)
+    for s in shown:
+        st.board[s].public = True
+    st.turn = st.board[move[0]].owner
     belief = Belief(st.game, "red", st.options)
-    belief.reads_moves = reads
+    for name, on in flags.items():
+        setattr(belief, name, on)
     belief.update(view(st, "red"))
-    mover = st.board["e6"].uid
-    ruling = st.apply(("e6", "e5"))
+    uid = st.board[watched].uid
+    ruling = st.apply(move)
     belief.update(view(st, "red"), redact_ruling(ruling, "red"))
-    return belief, mover
+    return belief, uid
+
+
+def _chase(reads: bool) -> tuple[Any, int]:
+    """Stratego: our marshal stands shown on e4; an unknown blue piece steps up beside it (e6 -> e5)."""
+    return _seen("stratego", {"e4": ("marshal", "red"), "a1": ("flag", "red"), "e6": ("spy", "blue"),
+                              "j10": ("flag", "blue"), "a10": ("bomb", "blue")}, ("e6", "e5"), "e6", ("e4",),
+                 reads_moves=reads)
 
 
 def test_a_piece_that_steps_up_to_a_piece_it_has_seen_is_likelier_one_that_beats_it() -> None:
@@ -187,20 +197,11 @@ def test_a_piece_whose_kind_is_deduced_from_a_clash_counts_as_known_in_the_guess
     ("no effect": only that plane does it) and then every other ship of ours for 700 plies, each guess treating it
     as unknown. A piece whose possible kinds are down to one is known in the guesses now (its attacks, our replies
     and the hunt judge it so); the bot before only knows a piece it was shown."""
-    from controller.bots.belief import Belief
-
     found = {}
     for deduces in (True, False):
-        st = _playing("navy_tw")
-        st.board = _laid({"F4": ("minesweeper", "red"), "A0": ("flag", "red"), "G4": ("anti_sub", "blue"),
-                          "M6": ("flag", "blue"), "M0": ("mine", "blue")})
-        st.turn = "red"
-        belief = Belief(st.game, "red", st.options)
-        belief.deduces = deduces
-        belief.update(view(st, "red"))
-        plane = st.board["G4"].uid
-        ruling = st.apply(("F4", "G4"))
-        belief.update(view(st, "red"), redact_ruling(ruling, "red"))
+        belief, plane = _seen("navy_tw", {"F4": ("minesweeper", "red"), "A0": ("flag", "red"),
+                                          "G4": ("anti_sub", "blue"), "M6": ("flag", "blue"), "M0": ("mine", "blue")},
+                              ("F4", "G4"), "G4", deduces=deduces)
         assert belief.possible[plane] == {"anti_sub"} and plane not in belief.known  # deduced, never shown
         guess = belief.scratch(belief.where, belief.sample(random.Random(1)))
         assert guess.board["G4"].type == "anti_sub"

@@ -503,7 +503,7 @@ class FaceDownBot(Player):
                 near = GUARD_NEAR
                 if not classic and self._found(st, f, w):
                     near = GUARD_FOUND
-                    score -= 0.04 * min(nearest, 8)  # the distance itself counts twice
+                    score -= 0.04 * min(nearest, 8)  # the intruder's own distance no longer counts: the defenders' does
                 if classic and nearest <= 3 or not classic and nearest in near:
                     # bring a piece that stops it: only removing it shuts the door for good
                     beaters = w.beaten_by[near_kind] if classic else self._stoppers[near_kind]
@@ -626,12 +626,16 @@ class FaceDownBot(Player):
         return out
 
     def _walls_beside(self, st: GameState, station: str, w: Worth) -> int:
+        return self._ours_beside(st.board, station, w.fixed)
+
+    def _ours_beside(self, board: Mapping[str, Any], station: str, kinds: frozenset[str]) -> int:
+        """How many pieces of ours of ``kinds`` stand one step from ``station``."""
         assert self.belief is not None
-        friends, fixed, board = self._friends, w.fixed, st.board
+        friends = self._friends
         n = 0
         for q in self.belief.nbrs.get(station, ()):
             p = board.get(q)
-            if p is not None and p.owner in friends and p.type in fixed:
+            if p is not None and p.owner in friends and p.type in kinds:
                 n += 1
         return n
 
@@ -651,13 +655,7 @@ class FaceDownBot(Player):
         enemy stepping in there beside our flag is then removed on our turn, before it can attack: that door is
         shut. (L'Attaque seed 3 against the bot before: a known captain two steps off, the door open, our captain
         one step from covering it played elsewhere, and the look-ahead saw the door as open either way.)"""
-        assert self.belief is not None
-        stoppers, friends = self._stoppers[kind], self._friends
-        for q in self.belief.nbrs.get(station, ()):
-            p = board.get(q)
-            if p is not None and p.owner in friends and p.type in stoppers:
-                return True
-        return False
+        return self._ours_beside(board, station, self._stoppers[kind]) > 0
 
     def _movers_worth(self, st: GameState, my_movers: list[tuple[str, str]], foe_movers: list[tuple[str, str]]) -> float:
         """The last pieces that can move, worth more than their rank (the n-th last ``LAST_MOVERS / n``); a side left
