@@ -3,6 +3,7 @@ the setup flow, saved deployments, the simulated board, arbiter actions, replay,
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -338,3 +339,49 @@ def test_a_stream_opened_mid_layout_starts_with_the_board_as_read_now(game: Game
     frames = hub.stream(again, [], backlog[-1].seq, lambda ev, role: ev.public, keepalive_s=0.05)
     next(frames)  # retry:
     assert '"progress":{"done":10' in next(frames)
+
+
+def _step_key(step: dict) -> str:
+    return json.dumps({k: v for k, v in step.items() if k != "done"}, sort_keys=True)
+
+
+@pytest.mark.parametrize("name", ["luzhanqi", "stratego", "navy_tw"])
+def test_each_reading_goes_out_with_the_fixup_it_left(name: str, tmp_path: Path) -> None:
+    """A reading is told to the pages (and the lights) after the referee judged it, with the fix-up as that reading
+    left it: told before, its steps mixed the new reading with the old target, and a page's checklist ticked a step,
+    lost the tick and ticked it again (seen as "the checklist went [2, 0, 1, 0]" on a loaded machine). Followed step
+    by step, a fix-up's ticks only ever grow."""
+    from web_referee.hub import Occupancy
+
+    game = Game(name, tmp_path, seed=3)
+    hub = Hub(game.session, max_clients=4, per_role=4)
+    game.start()
+    client, _ = hub.open("red", 0)
+    settle = game.settle
+    told = with_steps = 0
+    ticked: set[str] = set()
+
+    def settle_and_check() -> None:
+        nonlocal told, with_steps, ticked
+        settle()
+        now = game.session.guidance()["pending"]
+        while not client.queue.empty():
+            item = client.queue.get_nowait()
+            if not isinstance(item, Occupancy):
+                continue
+            told += 1
+            assert item.pending == now, (item.pending, now)
+            if item.pending is None:
+                ticked = set()
+                continue
+            with_steps += bool(item.pending["steps"])
+            steps = {_step_key(s): s["done"] for s in item.pending["steps"]}
+            lost = [k for k in ticked if k in steps and not steps[k]]
+            assert not lost, f"a ticked step lost its tick: {lost}"
+            ticked = {k for k, done in steps.items() if done}
+
+    game.settle = settle_and_check  # type: ignore[method-assign]
+    for _ in range(60):
+        if not game.random_move():
+            break
+    assert told >= 60 and with_steps, (told, with_steps)

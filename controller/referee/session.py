@@ -407,15 +407,17 @@ class Session:
                 self.announce({"event": "board", "occupied": sorted(snap.occupied)})
                 self.setup_desk.read_tags(snap)
                 return
+            if not self._paused:
+                self._handle(self.recognizer.feed(snap))
+                self._check_lifts(snap)
             if before is None or before.occupied != snap.occupied:
                 # the seats' pages show a lifted piece "in hand" at once (occupancy only, which everyone at the table
-                # sees); not an event of the game, so it is neither logged nor numbered
+                # sees); not an event of the game, so it is neither logged nor numbered. Told after the reading is
+                # judged, so the fix-up the watchers read with it (pages, lights) is the one this reading left: told
+                # before, its steps mixed the new reading with the recognizer's old target and a page's checklist
+                # could tick a step, lose it and tick it again
                 for fn in list(self._occupancy_watchers):
                     fn(frozenset(snap.occupied))
-            if self._paused:
-                return
-            self._handle(self.recognizer.feed(snap))
-            self._check_lifts(snap)
 
     def _check_lifts(self, snap: Snapshot) -> None:
         """During an instructed move: a token lifted that the move does not touch is said at once (a ``bot`` event,

@@ -17,6 +17,7 @@
   let lastSeq = 0;
   let prevOccupied = null;
   const optimistic = new Map();  // station -> {occ, at}: a tap shown at once, until a reading confirms or corrects it
+  const TAP_SHOWN_MS = 10000;  // how long a tap stays shown with no reading of it
   const storeKey = `facedown-placement-${KEY}`;
   let placement = {};
   try { placement = JSON.parse(sessionStorage.getItem(storeKey) || "{}") || {}; } catch (e) { placement = {}; }
@@ -89,7 +90,9 @@
   function settleOptimistic() {
     const real = new Set(S.occupied || []);
     const now = performance.now();
-    for (const [st, o] of optimistic) if (real.has(st) === o.occ || now - o.at > 2000) optimistic.delete(st);
+    // a tap no reading confirms is given up after TAP_SHOWN_MS: long enough for a referee slowed by a busy machine
+    // (giving up sooner showed the tap undone, a tick lost, until the late reading brought it back)
+    for (const [st, o] of optimistic) if (real.has(st) === o.occ || now - o.at > TAP_SHOWN_MS) optimistic.delete(st);
   }
 
   // ------------------------------------------------------------------ words for rulings
@@ -258,7 +261,6 @@
     return (S.expected || []).filter((st) => !occ.has(st) && st !== ins.from && st !== ins.to);
   }
 
-  let fixTrack = {key: null, mism: new Set(), touched: new Set()};  // the fix-up being shown and the stations acted on
   const layoutSeen = new Map();  // station -> owner of the piece it should hold (null: it should be empty)
   /* the fix-up checklist: numbered steps addressed to the player who acts, each ticked off as its station matches */
   function checklist() {
@@ -291,7 +293,7 @@
     }
     layoutSeen.clear();
     // no list: the fix-up is over, and the same steps asked again later (the same attack repeated) start afresh
-    if (!g) { fixTrack.key = null; return S.instruction && S.status.phase === "play" ? computerSteps(occ) : null; }
+    if (!g) { return S.instruction && S.status.phase === "play" ? computerSteps(occ) : null; }
     if (g.kind === "mismatch") {
       const items = (g.stations || []).map((d) => ({
         station: d.station, by: d.expected && d.expected !== "empty" ? d.expected : null, done: false,
@@ -300,12 +302,10 @@
       }));
       return {title: t("page.fix.mismatch_title"), items, kind: "mismatch"};
     }
-    // a step is done when its station matches the referee's board and was acted on since the step was asked (a piece
-    // swapped on an occupied station matches before and after: only the lift and the put-back tick it off)
-    // the referee says which steps the board has done (``done``, from its own target); taps shown at once tick too
-    const key = JSON.stringify([g.kind, (g.steps || []).map((st) => Object.fromEntries(Object.entries(st).filter(([k]) => k !== "done")))]);
-    if (fixTrack.key !== key) fixTrack = {key, mism: new Set((g.steps || []).map((s) => s.station).filter((s) => s && !matches(s))), touched: new Set()};
-    const acted = (st) => matches(st) && (fixTrack.mism.has(st) || fixTrack.touched.has(st));
+    // the referee says which steps the board has done (``done``, from its own target, as each reading left it); a tap
+    // the referee has not read yet ticks its step at once when it makes the station match (the reading then confirms
+    // it with the referee's own tick, so the tick never blinks off and back between the two)
+    const acted = (st) => matches(st) && optimistic.has(st);
     const items = (g.steps || []).filter((s) => s.action !== "none").map((s) => (
       {station: s.station, to: s.to || null, by: s.by || null, obj: s,
         done: s.done === true || (!!s.station && acted(s.station) && (!s.to || matches(s.to)))}));
@@ -686,7 +686,6 @@
     const now = shownOccupied().has(station);
     const mine = {occ: !now, at: performance.now()};
     optimistic.set(station, mine);
-    fixTrack.touched.add(station);
     render();  // the tap shows at once; the referee's next reading confirms or corrects it
     // only the station's latest tap may change what it shows: the answer to an earlier tap that arrives after a
     // later one (lift and put back quickly, on a busy network) must not bring back the older state
@@ -875,7 +874,6 @@
     }
     if (ev.event === "guidance") { if (S) render(); return; }
     const occ = new Set(ev.occupied);
-    if (prevOccupied) for (const st of new Set([...occ, ...prevOccupied])) if (occ.has(st) !== prevOccupied.has(st)) fixTrack.touched.add(st);
     prevOccupied = occ;
     if (!S) return;
     S.occupied = [...occ];
@@ -897,7 +895,6 @@
     document.body.setAttribute("data-seq", String(ev.seq));
     if (ev.event === "board") {
       const occ = new Set(ev.occupied);
-      if (prevOccupied) for (const st of new Set([...occ, ...prevOccupied])) if (occ.has(st) !== prevOccupied.has(st)) fixTrack.touched.add(st);
       if (S && !ev.state) { S.occupied = [...occ]; settleOptimistic(); }
       onBoardDuringSetup(occ);
       prevOccupied = occ;
