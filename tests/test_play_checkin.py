@@ -103,6 +103,9 @@ def test_a_setup_tapped_on_the_pad_starts_the_game_and_spectators_learn_no_piece
 
     try:
         wait_until(ready.exists, "the referee ready", timeout=15)
+        # a player taps once the referee has the board (the page says so): what the scanner sends before the
+        # referee opens the port is gone (opening a serial port empties its input), a tap with it
+        wait_until(lambda: any("board known" in line for line in lines), "the referee to know the board")
         # each side in turn: tap a piece on the pad (the firmware reports TAP), lift it off the pad, put it down
         for side in game.sides:
             for st in rng.sample(sorted(setups[side]), len(setups[side])):

@@ -58,6 +58,7 @@ class LinkState:
         self.last: tuple[frozenset[str], tuple[tuple[str, str], ...]] | None = None
         self.errors: list[str] = []  # ERR messages from the scanner, newest last (bounded)
         self.on_tap: Callable[[str], None] | None = None  # called with the UID of each check-in pad tap
+        self.early_tap: tuple[str | None, str] | None = None  # (boot, uid) of a pad tap heard before any HELLO
 
     # -- state changes --------------------------------------------------------------------------------------
     def lose(self, reason: str) -> list[str]:
@@ -139,6 +140,9 @@ class LinkState:
                 log.warning("%s: scanner restarted (boot %s -> %s)", self.where, self.boot, f["b"])
             self.hello = f
             self.boot = f["b"]
+            early, self.early_tap = self.early_tap, None
+            if early is not None and early[0] == self.boot and self.on_tap is not None:
+                self.on_tap(early[1])  # tapped while the referee was still connecting: the same boot, so it stands
             return self.lose("scanner said hello"), None
         if kind == "ERR":
             msg = f"{f.get('code', '?')}: {f.get('msg', '').replace('_', ' ')}"
@@ -147,8 +151,17 @@ class LinkState:
             return [], None
         if kind == "TAP":
             # a tag tapped on the check-in pad (firmware sensing "checkin"); counted per boot in k=
-            if self.on_tap is not None and f.get("b") == self.boot:
+            if self.on_tap is None:
+                return [], None
+            if self.boot is None:
+                # before the scanner's HELLO (a piece tapped while the referee connects): kept until the HELLO says
+                # which boot this is, so the tapped piece is not lost (the last tap wins, as on the pad)
+                self.early_tap = (f.get("b"), f["uid"])
+            elif f.get("b") == self.boot:
                 self.on_tap(f["uid"])
+            else:
+                log.warning("%s: a check-in pad tap from boot %s, the scanner is boot %s: ignored (tap the piece "
+                            "again)", self.where, f.get("b"), self.boot)
             return [], None
         if kind == "CFG":
             from controller.textfiles import parse_json
