@@ -292,8 +292,9 @@
       return {title, items, kind: "layout", left: items.filter((it) => !it.done).length};
     }
     layoutSeen.clear();
-    // no list: the fix-up is over, and the same steps asked again later (the same attack repeated) start afresh
-    if (!g) { return S.instruction && S.status.phase === "play" ? computerSteps(occ) : null; }
+    // no fix-up: the computer's move to make, if any (the steps' ticks come from the referee, so a fix-up asked
+    // again later starts with nothing ticked)
+    if (!g) return S.instruction && S.status.phase === "play" ? computerSteps(occ) : null;
     if (g.kind === "mismatch") {
       const items = (g.stations || []).map((d) => ({
         station: d.station, by: d.expected && d.expected !== "empty" ? d.expected : null, done: false,
