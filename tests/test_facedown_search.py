@@ -231,6 +231,45 @@ def test_a_known_enemy_piece_out_of_the_look_aheads_reach_is_worth_hunting() -> 
     assert gaps[FaceDownBot] == pytest.approx(hunt, abs=0.02) and abs(gaps[FaceDownClassic]) < 0.02
 
 
+def test_a_known_enemy_piece_one_move_from_a_piece_that_beats_it_is_threatened() -> None:
+    """Dover Patrol seed 1 against the bot before: our submarine stood two stations from the enemy's known flagship
+    for 300 plies and never stepped beside it, the step worth only the hunt's sixth. A known enemy piece one move
+    from a piece of ours that beats it is threatened now: THREAT of its worth on the enemy's move (it may flee),
+    THREAT_NOW on ours, and a second one threatened at the same time (a fork: one of them falls) THREAT_NOW too.
+    The bot before counts no threat."""
+    from controller.bots.facedown import HUNT, THREAT, THREAT_NOW
+
+    def gain(cls: type[FaceDownBot], turn: str, fork: bool) -> float:
+        """What stepping our major from e4 (two steps from the captain on e6) to e5 (beside it, and beside the
+        lieutenant on d5 with ``fork``) is worth with the enemy pieces shown, beyond what it is worth unshown."""
+        bot, st = _bot(cls, "stratego")
+        w = worth(st)
+        gaps = {}
+        for shown in (True, False):
+            scores = {}
+            for major_on in ("e4", "e5"):
+                layout = {"a1": ("flag", "red"), "b1": ("bomb", "red"), major_on: ("major", "red"),
+                          "e6": ("captain", "blue"), "j10": ("flag", "blue"), "i10": ("bomb", "blue")}
+                if fork:
+                    layout["d5"] = ("lieutenant", "blue")
+                st.board = _laid(layout)
+                for p in st.board.values():
+                    p.public = shown and p.owner == "blue" and p.type in ("captain", "lieutenant")
+                st.turn = turn
+                scores[major_on] = bot.evaluate(st, w)
+            gaps[shown] = scores["e5"] - scores["e4"]
+        return gaps[True] - gaps[False]
+
+    value = worth(_playing("stratego")).value
+    captain, lieutenant = value["captain"], value["lieutenant"]
+    hunt = HUNT * captain / 6  # the hunt: one step nearer the captain
+    assert gain(FaceDownBot, "blue", False) - hunt == pytest.approx(THREAT * captain, abs=0.01)
+    assert gain(FaceDownBot, "red", False) - hunt == pytest.approx(THREAT_NOW * captain, abs=0.01)
+    # the fork: the captain may flee, the lieutenant then falls (and the hunt of the lieutenant grows as well)
+    assert gain(FaceDownBot, "blue", True) - hunt > (THREAT * captain + THREAT_NOW * lieutenant) * 0.99
+    assert abs(gain(FaceDownClassic, "blue", False)) < 0.01 and abs(gain(FaceDownClassic, "red", True)) < 0.01
+
+
 def test_a_flag_whose_guard_was_cleared_counts_as_found_and_is_guarded_from_farther() -> None:
     """L'Attaque seed 2 against the bot before: the enemy sapper struck the two mines beside our flag, which showed
     where it stood, and an unknown captain walked in along the back row while nothing of ours was near. A flag with

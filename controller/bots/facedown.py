@@ -92,6 +92,14 @@ GUARD_FOUND = {1: 0.6, 2: 0.4, 3: 0.25, 4: 0.15, 5: 0.1, 6: 0.06}
 #: nearest piece that beats it is worth standing next to it, less for each step farther (none from HUNT_RANGE on).
 HUNT = 0.08
 HUNT_RANGE = 6
+#: A known enemy piece one move from a piece of ours that beats it is threatened: per unit of its worth, what the
+#: threat is worth when the enemy is to move (it may flee or be covered: the most valuable one threatened) and when
+#: we are, or it cannot move (a known mine or bomb), or it is the second of two threatened at once (a fork: only
+#: one can be saved). The look-ahead scores a quiet move that sets up a strike as nothing more than HUNT's step:
+#: Dover Patrol seed 1 against the bot before, our submarine stood two stations from the enemy's known flagship
+#: for 300 plies and never stepped beside it.
+THREAT = 0.2
+THREAT_NOW = 0.45
 #: What the last pieces that can move are worth beyond their rank (a side with none left loses on its turn): the
 #: n-th last counts LAST_MOVERS / n.
 LAST_MOVERS = 6.0
@@ -516,7 +524,7 @@ class FaceDownBot(Player):
                                 guard = y
                     score -= (GUARD if classic else near[nearest]) * guard
         if foe_known and my_movers and not self.classic:
-            score += self._hunt(foe_known, my_movers, w)
+            score += self._hunt(foe_known, my_movers, w, st.turn == me)
         score -= 0.004 * behind
         if self.classic:
             # the last pieces that move are worth more than their rank: a side with none left loses
@@ -593,14 +601,17 @@ class FaceDownBot(Player):
                             return True
         return False
 
-    def _hunt(self, foe_known: list[tuple[str, str]], my_movers: list[tuple[str, str]], w: Worth) -> float:
+    def _hunt(self, foe_known: list[tuple[str, str]], my_movers: list[tuple[str, str]], w: Worth,
+              our_turn: bool) -> float:
         """Each enemy piece we know, worth going for: ``HUNT`` times its worth for our nearest piece that beats it
         standing beside it, less for each step farther. Without this, a known piece out of the look-ahead's reach
         was worth nothing until one stood next to it: in Navy chess (Taiwan) seed 1 against the bot before, the
         enemy's anti-submarine plane, known after its first clash, bounced our ships for 700 plies while the missile
-        that sinks it stayed three stations off; one capture in 800 plies, a draw."""
-        reach, value, beaten_by = w.reach, w.value, w.beaten_by
+        that sinks it stayed three stations off; one capture in 800 plies, a draw. Those one move from a piece of
+        ours that beats them are threatened as well (``THREAT``)."""
+        reach, value, beaten_by, fixed = w.reach, w.value, w.beaten_by, w.fixed
         score = 0.0
+        fleeing: list[float] = []  # the worth of the threatened enemy pieces that may get away on the enemy's move
         for es, ek in foe_known:
             beaters = beaten_by[ek]
             if not beaters:
@@ -613,6 +624,14 @@ class FaceDownBot(Player):
                         best = d
             if best < HUNT_RANGE:
                 score += HUNT * value[ek] * (HUNT_RANGE - best) / HUNT_RANGE
+                if best == 1:
+                    if our_turn or ek in fixed:
+                        score += THREAT_NOW * value[ek]
+                    else:
+                        fleeing.append(value[ek])
+        if fleeing:
+            fleeing.sort(reverse=True)
+            score += THREAT * fleeing[0] + THREAT_NOW * sum(fleeing[1:2])
         return score
 
     def _flag_walls(self, st: GameState, w: Worth) -> dict[int, tuple[str, int]]:
