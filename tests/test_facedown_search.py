@@ -270,6 +270,29 @@ def test_a_known_enemy_piece_one_move_from_a_piece_that_beats_it_is_threatened()
     assert abs(gain(FaceDownClassic, "blue", False)) < 0.01 and abs(gain(FaceDownClassic, "red", True)) < 0.01
 
 
+def test_the_deeper_look_answers_every_intruder_stepping_in_beside_the_flag() -> None:
+    """Navy chess (mainland) seed 3 against the bot before: our flagship stood boxed in by our mines on A3 with one
+    open station beside it (B3); an enemy torpedo ship stepped in from B4 and took it on the next move. On our turn
+    an intruder beside the flag scores no worse than FLAG_NEXT, below the loss of a good piece, so the deeper look,
+    which answers only the two enemy moves that hurt most, did not look at it when two of our carriers it knows
+    could be struck: a far quiet move then cost a carrier. Every answer that steps a piece that can take a flag
+    in beside ours is answered as well: with no reply of ours that removes the intruder, the flag falls."""
+    bot, st = _bot(FaceDownBot, "navy_cn")
+    st.board = _laid({"A3": ("flagship", "red"), "A2": ("mine", "red"), "A4": ("mine", "red"), "G0": ("cruiser", "red"),
+                      "H2": ("carrier", "red"), "H4": ("carrier", "red"), "B4": ("torpedo_ship", "blue"),
+                      "I2": ("submarine", "blue"), "I4": ("submarine", "blue"), "N1": ("flagship", "blue"),
+                      "N0": ("mine", "blue")})
+    for station in ("H2", "H4"):  # the submarines beside them know them: each strike takes a carrier
+        st.board[station].known_to = {"blue"}
+    st.turn = "red"
+    w = worth(st)
+    bot._walls = {}
+    legal = st.legal_specs("red")
+    far = next(m for m in legal if m.frm == "G0" and m.to == "G1")
+    assert bot._score(st, far, w, legal[far]) > -WIN / 100  # the first look: the door is open, nothing worse
+    assert bot._deep_score(st, far, w, legal[far]) < -WIN / 5  # the deeper look: B4-B3, then the flagship falls
+
+
 def test_a_flag_whose_guard_was_cleared_counts_as_found_and_is_guarded_from_farther() -> None:
     """L'Attaque seed 2 against the bot before: the enemy sapper struck the two mines beside our flag, which showed
     where it stood, and an unknown captain walked in along the back row while nothing of ours was near. A flag with

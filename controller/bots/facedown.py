@@ -253,7 +253,8 @@ class FaceDownBot(Player):
 
     def _deep_score(self, st: GameState, m: Move, w: Worth, spec: MoveSpec) -> float:
         """Our move ``m`` in ``st``, every enemy answer, and for the two answers that hurt most (of the enemy's quiet
-        moves and its attacks on pieces of ours it knows) our best reply: the worse of those two, less the risk of
+        moves and its attacks on pieces of ours it knows) and every answer that steps an enemy that can take a flag
+        in beside ours, our best reply: the worst of those, less the risk of
         its attacks on pieces of ours it cannot see (as the first look counts them). Our reply is a quiet move or an
         attack on a piece we know: the best attack on an unknown piece in a guess is the one that wins in that guess,
         which in play we could not tell (every guess would pick its own, and the look would think us all-seeing)."""
@@ -268,6 +269,9 @@ class FaceDownBot(Player):
         foe = s1.turn
         answers: list[tuple[float, int, GameState]] = []
         blind: dict[str, float] = {}
+        doors = self._beside_flags(s1, w) if not self.classic else set()
+        takers = w.takers
+        intruders: set[int] = set()  # the answers that step an enemy that can take a flag in beside ours
         for n, (r, rspec) in enumerate(s1.legal_specs(foe).items()):
             s2 = s1.copy()
             try:
@@ -280,10 +284,15 @@ class FaceDownBot(Player):
                 if e < blind.get(r.to, v):
                     blind[r.to] = e
                 continue
+            if r.to in doors and target is None and s1.board[r.frm].type in takers:
+                intruders.add(n)
             answers.append((e, n, s2))
         answers.sort(key=lambda a: (a[0], a[1]))
         worst = v
-        for e, _, s2 in answers[:2]:
+        # the two that hurt most, and every intruder: beside the flag on our turn it looks no worse than FLAG_NEXT,
+        # below the loss of a good piece, yet it is the game unless our reply removes it (navy chess seed 3 against
+        # the bot before: a torpedo ship stepped in beside our boxed-in flagship and took it on the next move)
+        for e, _, s2 in answers[:2] + [a for a in answers[2:] if a[1] in intruders]:
             if s2.phase != "play" or s2.turn != self.seat:
                 worst = min(worst, e)
                 continue
