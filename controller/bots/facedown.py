@@ -638,9 +638,9 @@ class FaceDownBot(Player):
                         score += THREAT_NOW * value[ek]
                     else:
                         fleeing.append(value[ek])
-        if fleeing:
+        if fleeing:  # the enemy saves the most valuable one; the next one falls
             fleeing.sort(reverse=True)
-            score += THREAT * fleeing[0] + THREAT_NOW * sum(fleeing[1:2])
+            score += THREAT * fleeing[0] + (THREAT_NOW * fleeing[1] if len(fleeing) > 1 else 0.0)
         return score
 
     def _flag_walls(self, st: GameState, w: Worth) -> dict[int, tuple[str, int]]:
