@@ -118,7 +118,7 @@ def parse_game(text: str, file: str = "<game>") -> GameDef:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(document)"
-        raise GameFileError(file, where, f"valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+        raise GameFileError(file, where, f"expected valid YAML ({getattr(exc, 'problem', None) or exc})") from None
     return replace(_build(r, doc), text=text)
 
 

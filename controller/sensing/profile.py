@@ -182,7 +182,7 @@ def parse_profile(text: str, file: str = "<profile>") -> Profile:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(document)"
-        raise ProfileError(file, where, f"valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+        raise ProfileError(file, where, f"expected valid YAML ({getattr(exc, 'problem', None) or exc})") from None
     return _build(_Reader(file), doc)
 
 
