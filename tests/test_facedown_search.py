@@ -12,7 +12,15 @@ import pytest
 
 from controller.bots import RandomBot, find_bot
 from controller.bots.arena import play_game
-from controller.bots.facedown import CLASSIC_LEVELS, LEVELS, WIN, FaceDownBot, FaceDownClassic
+from controller.bots.facedown import (
+    CLASSIC_LEVELS,
+    LEVELS,
+    STALL_FROM,
+    STALL_RAMP,
+    WIN,
+    FaceDownBot,
+    FaceDownClassic,
+)
 from controller.bots.setups import built_setup
 from controller.bots.values import worth
 from controller.rules import GameState, new_game, redact_ruling, view
@@ -384,3 +392,69 @@ def test_the_deeper_look_strikes_an_unknown_intruder_that_stepped_in_beside_the_
     bot._beside_flags = lambda s, w: set()  # type: ignore[method-assign]  # as before: no strike at the unknown
     no_strike = bot._deep_score(st, quiet, w, spec)
     assert no_strike < -WIN / 8 < strikes
+
+
+def test_a_stalled_game_makes_the_bot_probe_an_unknown_piece() -> None:
+    """Stratego seed 1 and Navy chess (Taiwan) seeds 1 and 2 against the bot before were drawn at the ply cap with
+    no piece taken in the last 1,500 plies: both shuffled behind their lines. After STALL_FROM plies with no piece
+    taken, an attack on an enemy piece we do not know gains more and more (up to a little over our cheapest
+    attacker's worth), so the bot probes: the scout strikes the unknown piece that stepped into its line (a piece
+    that moved: no bomb, no flag), every time, where the bot before did only now and then. Taking a piece starts
+    the count again."""
+    layout = {"a1": ("flag", "red"), "b1": ("bomb", "red"), "a2": ("bomb", "red"), "e4": ("scout", "red"),
+              "d2": ("captain", "red"), "f2": ("lieutenant", "red"), "g2": ("lieutenant", "red"),
+              "h2": ("sergeant", "red"), "i2": ("sergeant", "red"), "j2": ("sergeant", "red"),
+              "j10": ("flag", "blue"), "e9": ("captain", "blue"), "a10": ("bomb", "blue"), "c9": ("lieutenant", "blue")}
+    probes: Counter[tuple[str, int]] = Counter()
+    stalled = 40 + STALL_FROM + STALL_RAMP
+    for cls in (FaceDownBot, FaceDownClassic):
+        for seed in range(6):
+            st = _playing("stratego")
+            bot = cls()  # the default level: a probe must reach the deeper look's candidates too
+            bot.new_game("stratego", "red", st.options, seed)
+            st.board = _laid(layout)
+            st.turn, st.ply = "blue", 39
+            bot.observe(view(st, "red"))
+            ruling = st.apply(("e9", "e8"))
+            bot.observe(view(st, "red"), redact_ruling(ruling, "red"))
+            for ply in (40, stalled):
+                st.ply, st.turn = ply, "red"
+                v = view(st, "red")
+                bot.observe(v)
+                probes[cls.name, ply] += bot.choose_move(v, 60_000) == ("e4", "e8")
+            w = worth(st)
+            if cls is FaceDownClassic:
+                assert bot._probe_worth(v, st, w) == 0.0  # it strikes only where its look-ahead likes the strike
+            else:
+                assert bot._probe_worth(v, st, w) > w.value["scout"]  # the stall goes on: a probe gains a scout
+                del st.board["c9"]  # a piece is taken: the game moves again
+                st.ply += 1
+                assert bot._probe_worth(view(st, "red"), st, w) == 0.0
+    assert probes["facedown", stalled] >= 5 and probes["facedown", 40] <= 1, probes
+    assert probes["facedown-classic", stalled] <= 3, probes
+
+
+def test_the_deeper_look_answers_a_blind_strike_that_takes_the_guard_beside_the_flag() -> None:
+    """Luzhanqi seeds 1 and 2 and Navy chess (mainland) seed 2 against the bot before: an enemy engineer (a
+    minesweeper) struck the mine beside our flag with nothing of ours one move from it, and took the flag on its
+    next move. A strike the enemy cannot see was counted as a blind risk only, one at a piece it knows only if it
+    was among the two answers that hurt most; but once it has struck, the ruling shows where the striker stands,
+    and unless our reply removes it the flag falls. In the guesses where the striker clears the guard, the deeper
+    look answers it: a move that leaves nothing of ours beside the mine then loses the flag, one that brings the
+    colonel beside it does not."""
+    bot, st = _bot(FaceDownBot, "luzhanqi")
+    st.board = _laid({"A1": ("flag", "red"), "A0": ("mine", "red"), "A2": ("mine", "red"), "B1": ("mine", "red"),
+                      "C2": ("colonel", "red"), "F3": ("lieutenant", "red"), "F1": ("captain", "red"),
+                      "C1": ("engineer", "blue"), "L1": ("flag", "blue"), "K3": ("major", "blue")})
+    st.turn = "red"
+    w = worth(st)
+    bot._walls = {}
+    legal = st.legal_specs("red")
+    near = next(m for m in legal if (m.frm, m.to) == ("C2", "B2"))
+    far = next(m for m in legal if (m.frm, m.to) == ("F3", "F4"))
+    for known in (False, True):  # unseen, or known to the enemy (a strike at it before): answered alike
+        if known:
+            st.board["B1"].known_to = {"blue"}
+        assert bot._deep_score(st, near, w, legal[near]) > -WIN / 100  # the colonel beside B1 strikes the engineer
+        assert bot._deep_score(st, far, w, legal[far]) < -WIN / 5  # C1 strikes B1, and nothing of ours reaches it
+

@@ -103,6 +103,14 @@ THREAT_NOW = 0.45
 #: What the last pieces that can move are worth beyond their rank (a side with none left loses on its turn): the
 #: n-th last counts LAST_MOVERS / n.
 LAST_MOVERS = 6.0
+#: A stalled game: after STALL_FROM plies with no piece taken, an attack on an enemy piece we do not know (a probe)
+#: gains up to STALL times the worth of our cheapest piece that can attack, reached STALL_RAMP plies later; the
+#: first look already counts what the probe is likely to cost. Without it both bots shuffled behind their lines
+#: until the ply cap (Stratego seed 1 and Navy chess Taiwan seeds 1 and 2 against the bot before: no piece taken
+#: in the last 1,500 plies), and a player alone at the board wants an opponent that tries to win.
+STALL_FROM = 60
+STALL_RAMP = 120
+STALL = 1.2
 
 
 def _first(item: tuple[Any, ...]) -> Any:
@@ -158,6 +166,8 @@ class FaceDownBot(Player):
                           for d in self.gdef.pieces}
         no_moves = self.belief.options.get("no_moves", self.gdef.win.no_moves)
         self._stuck_loses = no_moves == "lose"  # a side with no move on its turn is out (not passing)
+        self._pieces_seen = -1  # pieces on the board when we last looked, and the ply the last one was taken at
+        self._quiet_from = 0
         worth(self.belief.scratch({}, {}))  # the per-game figures (for a world's options), once, before the clock runs
 
     def choose_setup(self, view: Mapping[str, Any], time_ms: float) -> dict[str, str]:
@@ -207,6 +217,10 @@ class FaceDownBot(Player):
                     st = self.world(b.sample(self.rng))
                     continue
             break
+        probe = self._probe_worth(view, first, w)
+        probes = {m for m in moves if self._probes(first, m)} if probe else set()
+        for m in probes:  # a stalled game: a probe counts from the first look on, so it is a candidate of the deeper
+            total[m] += probe * seen[m]  # look too, which counts its cost once more (below: so does the probe)
         deeper = self._deeper(moves, total, seen, w, cap, hard) if spec.deep and not done else {}
         best, best_value = moves[0], -float("inf")
         here = self._visit()
@@ -215,6 +229,8 @@ class FaceDownBot(Player):
                 continue
             mean = total[m] / seen[m] + deeper[m] if deeper else total[m] / seen[m]
             v = mean - self._shuttle_penalty(m) - self._repeat_penalty(here, m) + self.rng.random() * 1e-3
+            if deeper and m in probes:
+                v += probe
             if v > best_value:
                 best, best_value = m, v
         return tuple(best)  # type: ignore[return-value]
@@ -280,11 +296,19 @@ class FaceDownBot(Player):
                 continue
             e = self.evaluate(s2, w)
             target = s1.board.get(r.to)
+            # an intruder: a piece that can take a flag, standing beside ours after the answer (a quiet step, or a
+            # strike that took our guard there, blind or not: an engineer on the mine). Whether the enemy would
+            # strike unseen is its guess, but once it has, the ruling shows where the striker stands, and unless
+            # our reply removes it the flag falls (Luzhanqi seeds 1 and 2 and Navy chess mainland seed 2 against
+            # the bot before: the strike at the mine beside the flag, which the enemy knew, was not answered)
+            won = s2.board.get(r.to) if r.to in doors else None
+            intrudes = won is not None and won.owner == foe and s1.board[r.frm].type in takers
             if target is not None and self._friend(s1, target.owner) and not (target.public or foe in target.known_to):
-                if e < blind.get(r.to, v):
-                    blind[r.to] = e
-                continue
-            if r.to in doors and target is None and s1.board[r.frm].type in takers:
+                if not intrudes:
+                    if e < blind.get(r.to, v):
+                        blind[r.to] = e
+                    continue
+            if intrudes:
                 intruders.add(n)
             answers.append((e, n, s2))
         answers.sort(key=lambda a: (a[0], a[1]))
@@ -823,6 +847,28 @@ class FaceDownBot(Player):
         if self.classic:
             return REPEAT * self.visits.get(here - hash((m.frm, uid)) + hash((m.to, uid)), 0)
         return REPEAT * self.visits.get(here - {(m.frm, uid)} | {(m.to, uid)}, 0)
+
+    def _probe_worth(self, view: Mapping[str, Any], st: GameState, w: Worth) -> float:
+        """What an attack on an unknown enemy piece gains this move for the stall (0 until STALL_FROM plies passed
+        with no piece taken, then growing to STALL times the worth of our cheapest attacker): a count of the pieces
+        on the board in each view is all it needs, so a host that sends views only with 'go' sees the same."""
+        pieces = len(view.get("pieces", ()))
+        ply = int(view.get("ply", 0))
+        if pieces != self._pieces_seen:
+            self._pieces_seen, self._quiet_from = pieces, ply
+        quiet = ply - self._quiet_from - STALL_FROM
+        if self.classic or quiet <= 0:
+            return 0.0
+        friends, value, takers = self._friends, w.value, w.takers
+        cheapest = min((value[p.type] for p in st.board.values() if p.owner in friends and p.type in takers),
+                       default=0.0)
+        return STALL * cheapest * min(1.0, quiet / STALL_RAMP)
+
+    def _probes(self, st: GameState, m: Move) -> bool:
+        """Is ``m`` an attack on an enemy piece whose kind we do not know?"""
+        target = st.board.get(m.to)
+        return target is not None and not self._friend(st, target.owner) and not (target.public
+                                                                                   or self.seat in target.known_to)
 
     def _shuttle_penalty(self, m: Move) -> float:
         """A little against going on with a shuttle: the more moves it has, the more (the rule will stop it soon)."""
