@@ -179,6 +179,7 @@ class FaceDownBot(Player):
         clock = self.clock
         start = clock()
         self.sync(view)
+        self._note_pieces(view)
         b = self.belief
         assert b is not None
         spec = self.spec
@@ -303,13 +304,13 @@ class FaceDownBot(Player):
             # the bot before: the strike at the mine beside the flag, which the enemy knew, was not answered)
             won = s2.board.get(r.to) if r.to in doors else None
             intrudes = won is not None and won.owner == foe and s1.board[r.frm].type in takers
-            if target is not None and self._friend(s1, target.owner) and not (target.public or foe in target.known_to):
-                if not intrudes:
-                    if e < blind.get(r.to, v):
-                        blind[r.to] = e
-                    continue
             if intrudes:
                 intruders.add(n)
+            elif target is not None and self._friend(s1, target.owner) and not (target.public
+                                                                               or foe in target.known_to):
+                if e < blind.get(r.to, v):
+                    blind[r.to] = e
+                continue
             answers.append((e, n, s2))
         answers.sort(key=lambda a: (a[0], a[1]))
         worst = v
@@ -852,17 +853,20 @@ class FaceDownBot(Player):
         """What an attack on an unknown enemy piece gains this move for the stall (0 until STALL_FROM plies passed
         with no piece taken, then growing to STALL times the worth of our cheapest attacker): a count of the pieces
         on the board in each view is all it needs, so a host that sends views only with 'go' sees the same."""
-        pieces = len(view.get("pieces", ()))
-        ply = int(view.get("ply", 0))
-        if pieces != self._pieces_seen:
-            self._pieces_seen, self._quiet_from = pieces, ply
-        quiet = ply - self._quiet_from - STALL_FROM
+        self._note_pieces(view)
+        quiet = int(view.get("ply", 0)) - self._quiet_from - STALL_FROM
         if self.classic or quiet <= 0:
             return 0.0
         friends, value, takers = self._friends, w.value, w.takers
         cheapest = min((value[p.type] for p in st.board.values() if p.owner in friends and p.type in takers),
                        default=0.0)
         return STALL * cheapest * min(1.0, quiet / STALL_RAMP)
+
+    def _note_pieces(self, view: Mapping[str, Any]) -> None:
+        """Keep the ply the last piece was taken at: every view counts, a turn with one legal move too."""
+        pieces = len(view.get("pieces", ()))
+        if pieces != self._pieces_seen:
+            self._pieces_seen, self._quiet_from = pieces, int(view.get("ply", 0))
 
     def _probes(self, st: GameState, m: Move) -> bool:
         """Is ``m`` an attack on an enemy piece whose kind we do not know?"""
