@@ -458,3 +458,35 @@ def test_the_deeper_look_answers_a_blind_strike_that_takes_the_guard_beside_the_
         assert bot._deep_score(st, near, w, legal[near]) > -WIN / 100  # the colonel beside B1 strikes the engineer
         assert bot._deep_score(st, far, w, legal[far]) < -WIN / 5  # C1 strikes B1, and nothing of ours reaches it
 
+
+
+def test_the_deeper_look_is_wary_of_a_piece_that_may_clear_the_guard_beside_the_flag() -> None:
+    """Luzhanqi seed 2 against the bot before: an enemy engineer one railway flight from the mine beside our flag
+    struck it after our brigadier had left the station beside that mine, and took the flag. The deeper look's few
+    guesses held no engineer there (a piece that may be any of ten kinds), so it never saw the strike. Now a hidden
+    piece that could strike the guard beside our flag, were it of a kind that clears it, is of that kind in every
+    guess of the deeper look: the colonel leaving the station beside the mine loses the flag in every seed, the
+    captain's quiet step does not."""
+    layout = {"A1": ("flag", "red"), "A0": ("mine", "red"), "A2": ("mine", "red"), "B1": ("mine", "red"),
+              "B2": ("colonel", "red"), "E4": ("captain", "red"), "F3": ("lieutenant", "red"),
+              "F0": ("engineer", "blue"), "K3": ("major", "blue"), "K1": ("captain", "blue"),
+              "J4": ("lieutenant", "blue"), "L1": ("flag", "blue"), "L0": ("mine", "blue")}
+    for seed in range(6):
+        st = _playing("luzhanqi")
+        bot = FaceDownBot()
+        bot.new_game("luzhanqi", "red", st.options, seed)
+        st.board = _laid(layout)
+        st.turn, st.ply = "red", 30
+        bot.observe(view(st, "red"))
+        first, moves = bot.playable()
+        w = worth(first)
+        at = dict(bot.belief.where)
+        bot._wary_of = bot._suspects(first, w)
+        assert bot._wary_of == {at["F0"]: frozenset({"engineer"})}  # one flight F0-B0-B1 for an engineer alone
+        guess = bot.belief.sample(bot.rng)
+        assert bot._wary(dict(guess))[at["F0"]] == "engineer"
+        stay = next(m for m in moves if (m.frm, m.to) == ("E4", "E3"))
+        leave = next(m for m in moves if (m.frm, m.to) == ("B2", "C2"))  # nothing of ours one move from B1 then
+        deeper = bot._deeper([stay, leave], {stay: 1.0, leave: 1.0}, {stay: 1, leave: 1}, w, float("inf"),
+                             float("inf"))
+        assert deeper[leave] < deeper[stay] - WIN / 10, (seed, deeper)
