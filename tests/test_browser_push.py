@@ -99,7 +99,8 @@ def test_occupancy_streams_to_the_seats_and_the_arbiter_during_play(tmp_path: Pa
         frames = [c for c in got[role] if c.startswith("data:")]
         assert len(frames) == 1 and not any(c.startswith("id:") for c in got[role]), got[role]
         data = json.loads(frames[0][len("data: "):])
-        assert data == {"event": "board", "occupied": sorted(game.board.raw_occupied()), "live": True, "pending": None}
+        assert data == {"event": "board", "occupied": sorted(game.board.raw_occupied()), "live": True, "pending": None,
+                        "read_at": game.session.snapshot.t_ms}  # the reading's board time: a tap's own from older ones
         assert frm not in data["occupied"]
     assert not [c for c in got["spectator"] if c.startswith("data:")]  # no fix-up ticked: nothing for the spectator
     hub.close_all()

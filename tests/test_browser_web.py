@@ -328,3 +328,78 @@ def test_fd_say_renders_message_objects_by_the_contract(browser, tmp_path: Path)
         assert page.evaluate(say, ["page.no_such_key", {}]) == "⟨page.no_such_key⟩"
         page.wait_for_timeout(50)
         assert any("no message page.no_such_key" in e for e in errors)
+
+
+# The page's live stream held back (as a busy referee's stream thread lags its HTTP answers): while held, every message
+# waits, then each is handled in its own task, in order. The answers to taps are counted once the page handled each.
+SLOW_STREAM = """
+(() => {
+  const Real = window.EventSource;
+  window.__sseHeld = null;
+  window.__sseHold = () => { window.__sseHeld = window.__sseHeld || []; };
+  window.__sseRelease = () => {
+    const held = window.__sseHeld || [];
+    window.__sseHeld = null;
+    for (const [fn, m] of held) setTimeout(() => fn(m), 0);
+  };
+  window.EventSource = class extends Real {
+    set onmessage(fn) { super.onmessage = (m) => { if (window.__sseHeld) window.__sseHeld.push([fn, m]); else fn(m); }; }
+    get onmessage() { return super.onmessage; }
+  };
+  window.__tapAnswers = 0;
+  const realFetch = window.fetch.bind(window);
+  window.fetch = async (url, opts) => {
+    const resp = await realFetch(url, opts);
+    if (String(url).endsWith("/sim/toggle")) {
+      const json = resp.json.bind(resp);
+      resp.json = async () => { const v = await json(); setTimeout(() => { window.__tapAnswers++; }, 0); return v; };
+    }
+    return resp;
+  };
+})();
+"""
+
+
+def test_a_step_taken_off_and_put_back_stays_ticked_while_the_stream_lags(browser, tmp_path: Path) -> None:  # noqa: ANN001
+    """A defender that wins is put back where the attacker stood: the same station is lifted, then filled. When the
+    page's stream lags behind the referee's answers to those two taps, the answer to the second tap came while the
+    page still held the reading from before the first (the attacker standing there: the same as the tap) and took it
+    for the tap's confirmation: the tap's tick was dropped and the step, as that old reading left it, came back to
+    do until the stream caught up (seen as "the checklist went [1, 0, 1, 0] (e6-e5)" on a loaded machine). A tap is
+    confirmed only by a reading taken after it."""
+    from controller.rules.deploy import random_deployment
+
+    errors: list[str] = []
+    with served("stratego", tmp_path) as (table, base):
+        for side, seed in (("red", 1), ("blue", 2)):
+            placement = random_deployment(table.game, side, random.Random(seed), table.state.options)
+            assert table.session.register_setup(side, placement) == []
+            for s in placement:
+                table.board.place(s)
+        wait(lambda: table.state.phase == "play" and not table.session.status["waiting_for_board"], what="play")
+        state = table.state
+
+        def defender_wins(m: tuple[str, str]) -> bool:
+            trial = state.copy()
+            r = trial.apply(m)
+            return m[1] in state.board and r.result is None and not r.out and trial.history[-1].outcome == "defender"
+
+        frm, to = next(tuple(m) for m in state.legal_moves() if defender_wins(tuple(m)))
+        page = open_page(browser, f"{base}/seat/{table.tokens['red']}", errors, init=SLOW_STREAM)
+        for s in (frm, to, to):  # lift the attacker, lift the defender, put the attacker down
+            tap_and_settle(page, table, s)
+        wait(lambda: table.state.ply == 1, what=f"the ruling on {frm}-{to}")
+        page.wait_for_selector(f"#guidance:not([hidden]) #fix-list li.todo[data-station='{to}']")
+        page.wait_for_function("() => window.__tapAnswers >= 3")
+        page.evaluate("() => { window.__fixTodo = []; window.__sseHold(); }")
+        tap_and_settle(page, table, to)  # the attacker taken off
+        tap_and_settle(page, table, to)  # the defender put back
+        wait(lambda: not table.session.status["waiting_for_board"] and table.session.pending is None, what="the fix-up")
+        page.wait_for_function("() => window.__tapAnswers >= 5")  # both taps answered while the stream is held
+        held = page.evaluate("() => window.__fixTodo")
+        page.evaluate("() => window.__sseRelease()")
+        page.wait_for_selector("#guidance", state="hidden")
+        todo = page.evaluate("() => window.__fixTodo")
+        assert todo[:len(held)] == held and todo[0] > 0, (held, todo)
+        assert todo == sorted(todo, reverse=True) and todo[-1] == 0, f"the checklist went {todo} ({frm}-{to}; {held} before the stream caught up)"
+        assert not errors, errors

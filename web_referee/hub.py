@@ -33,6 +33,7 @@ class Occupancy(frozenset):
     with the pending fix-up as the referee's read model has it now (its steps' ``done`` follow the board)."""
 
     pending: dict[str, Any] | None = None
+    read_at: int | None = None  # the reading's board time (ms): the page tells a tap's own reading from older ones
 
 
 class Guidance:
@@ -107,6 +108,7 @@ class Hub:
         item = Occupancy(occupied)
         guidance = getattr(self.session, "guidance", None)
         item.pending = guidance()["pending"] if guidance is not None else None
+        item.read_at = _read_at(self.session)
         changed, self._pending = item.pending != self._pending, item.pending
         with self._lock:
             clients = list(self._clients)
@@ -174,6 +176,7 @@ class Hub:
             return Guidance(pending)
         item = Occupancy(snap.occupied)
         item.pending = pending
+        item.read_at = snap.t_ms
         return item
 
     def close_all(self) -> None:
@@ -213,7 +216,8 @@ class Hub:
                 if ev is _CLOSE:
                     break
                 if isinstance(ev, Occupancy):  # no id: it is not an event of the game, and a reconnect need not replay it
-                    live = {"event": "board", "occupied": sorted(ev), "live": True, "pending": ev.pending}
+                    live = {"event": "board", "occupied": sorted(ev), "live": True, "pending": ev.pending,
+                            "read_at": ev.read_at}
                     yield f"data: {json.dumps(live, ensure_ascii=False, separators=(',', ':'))}\n\n"
                     continue
                 if isinstance(ev, Guidance):
@@ -245,6 +249,12 @@ class Hub:
                 self._frames.clear()
             self._frames[key] = msg
         return msg
+
+
+def _read_at(session: Session) -> int | None:
+    """The board time (ms) of the session's latest reading, None before any."""
+    snap = getattr(session, "snapshot", None)
+    return None if snap is None else snap.t_ms
 
 
 def _end(client: Client) -> None:

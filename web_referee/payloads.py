@@ -74,9 +74,15 @@ def pushed_event(table: Any, ev: Published, role: str) -> dict[str, Any] | None:
 def state_for(table: Any, role: str) -> dict[str, Any]:
     """The live state as ``role`` may see it: the referee's read model for ``role`` (``Table.view``), with what only
     the web page needs (the board's kind, whether it can be tapped, the arbiter's sensor readings)."""
-    table_view = table.view(role)
+    with table.session.lock:  # the reading's time with the very reading the view holds
+        table_view = table.view(role)
+        snap = table.session.snapshot
     out = table_view.to_json()
     out.update({
+        # the board time (ms) of the reading ``occupied`` comes from: a tap on the simulated board is shown until a
+        # reading at or after its ``read_by`` confirms it (an older one may show the station as the tap left it by
+        # chance: a piece taken off and put back)
+        "read_at": None if snap is None else snap.t_ms,
         "board_kind": table.board_kind,
         "sim": table.board_kind == "sim" and hasattr(table.board, "toggle"),
         "has_journal": table.journal is not None and table.game_id is not None,

@@ -57,6 +57,14 @@ class SimBoard:
         occupied = self._raw[station][0] if station in self._raw else False
         return self.lift(station, t_ms) if occupied else self.place(station, t_ms)
 
+    def tap(self, station: str) -> tuple[bool, int]:
+        """Toggle ``station`` as a tap on the web page does: whether it now holds a piece, and the board time (ms)
+        from which every settled snapshot has read this tap (an earlier one may still show the station as it was)."""
+        with self._lock:
+            t = self.now_ms()
+            self.toggle(station, t)
+            return self._raw[station][0], t + self.settle_ms
+
     def fill(self, occupied: Mapping[str, str | None] | Iterable[str], t_ms: int | None = None) -> Snapshot | None:
         """Make the board hold exactly these stations (a setup put down at once); tags where given."""
         tags = occupied if isinstance(occupied, Mapping) else dict.fromkeys(occupied)

@@ -30,8 +30,10 @@ def sim_toggle(key: str) -> Response:
     station = data.get("station")
     if not isinstance(station, str) or station not in ctx().game.station_by_id:
         fail(400, f"unknown station {str(station)[:20]!r}")
-    board.toggle(station)  # type: ignore[attr-defined]
-    return jsonify({"ok": True, "occupied": station in board.raw_occupied()})  # type: ignore[attr-defined]
+    # ``read_by``: the board time of the first reading that has read this tap (readings carry theirs as ``read_at``),
+    # so the page takes no older reading for the tap's confirmation
+    occupied, read_by = board.tap(station)  # type: ignore[attr-defined]
+    return jsonify({"ok": True, "occupied": occupied, "read_by": read_by})
 
 
 @bp.post("/api/<key>/sim/layout")

@@ -16,7 +16,9 @@
   let replay = null;     // {steps, i} while stepping through the replay
   let lastSeq = 0;
   let prevOccupied = null;
-  const optimistic = new Map();  // station -> {occ, at}: a tap shown at once, until a reading confirms or corrects it
+  // station -> {occ, at, readBy, during}: a tap shown at once, until a reading taken after it (at or after ``readBy``,
+  // from the referee's answer) confirms or corrects it; ``during``: the ply whose fix-up was asked when it was made
+  const optimistic = new Map();
   const TAP_SHOWN_MS = 10000;  // how long a tap stays shown with no reading of it
   const storeKey = `facedown-placement-${KEY}`;
   let placement = {};
@@ -90,9 +92,16 @@
   function settleOptimistic() {
     const real = new Set(S.occupied || []);
     const now = performance.now();
-    // a tap no reading confirms is given up after TAP_SHOWN_MS: long enough for a referee slowed by a busy machine
-    // (giving up sooner showed the tap undone, a tick lost, until the late reading brought it back)
-    for (const [st, o] of optimistic) if (real.has(st) === o.occ || now - o.at > TAP_SHOWN_MS) optimistic.delete(st);
+    // a tap gives way only to a reading taken after it (at or after the ``read_by`` the referee answered it with),
+    // which shows the station as it is since the tap: an older reading can show it as the tap left it by chance (a
+    // piece taken off and put back, the stream lagging behind the answers), and taking that for the tap's reading
+    // dropped the tap's tick until the stream caught up. A tap no reading confirms is given up after TAP_SHOWN_MS:
+    // long enough for a referee slowed by a busy machine (giving up sooner showed the tap undone, a tick lost, until
+    // the late reading brought it back)
+    const readAt = typeof S.read_at === "number" ? S.read_at : -Infinity;
+    for (const [st, o] of optimistic) {
+      if ((typeof o.readBy === "number" && readAt >= o.readBy) || now - o.at > TAP_SHOWN_MS) optimistic.delete(st);
+    }
   }
 
   // ------------------------------------------------------------------ words for rulings
@@ -305,8 +314,9 @@
     }
     // the referee says which steps the board has done (``done``, from its own target, as each reading left it); a tap
     // the referee has not read yet ticks its step at once when it makes the station match (the reading then confirms
-    // it with the referee's own tick, so the tick never blinks off and back between the two)
-    const acted = (st) => matches(st) && optimistic.has(st);
+    // it with the referee's own tick, so the tick never blinks off and back between the two). Only a tap made while
+    // this fix-up was asked: the move's own last tap, not yet read when the fix-up comes, did none of its steps
+    const acted = (st) => matches(st) && optimistic.has(st) && optimistic.get(st).during === S.status.ply;
     const items = (g.steps || []).filter((s) => s.action !== "none").map((s) => (
       {station: s.station, to: s.to || null, by: s.by || null, obj: s,
         done: s.done === true || (!!s.station && acted(s.station) && (!s.to || matches(s.to)))}));
@@ -685,7 +695,7 @@
     if (inSetup()) { assign(station); return; }
     if (IS_SPECTATOR || !S.sim) return;
     const now = shownOccupied().has(station);
-    const mine = {occ: !now, at: performance.now()};
+    const mine = {occ: !now, at: performance.now(), during: S.pending ? S.status.ply : null};
     optimistic.set(station, mine);
     render();  // the tap shows at once; the referee's next reading confirms or corrects it
     // only the station's latest tap may change what it shows: the answer to an earlier tap that arrives after a
@@ -694,7 +704,7 @@
     try {
       showError("");
       const r = await api("/sim/toggle", {station});
-      if (latest()) { optimistic.set(station, {occ: r.occupied, at: performance.now()}); settleOptimistic(); }
+      if (latest()) { optimistic.set(station, {...mine, occ: r.occupied, at: performance.now(), readBy: r.read_by}); settleOptimistic(); }
     } catch (e) { if (latest()) optimistic.delete(station); showError(e); }
     render();
   }
@@ -878,6 +888,7 @@
     prevOccupied = occ;
     if (!S) return;
     S.occupied = [...occ];
+    S.read_at = ev.read_at;
     settleOptimistic();
     render();
   }
