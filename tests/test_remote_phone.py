@@ -87,6 +87,17 @@ def test_facedown_host_serves_a_phone_seat_and_prints_its_link_and_qr_codes(brok
         assert proc.stop() == 0
 
 
+def settled(session: Any, table: Any) -> str | None:
+    """"done" once Blue's referee waits for nothing, "read" once it has read the board as it stands and still waits,
+    else None. Under the session's lock: the recognizer is done a moment before the session has handled it (its
+    "start" said, the pending fix-up cleared), and a read taken between the two saw a half-finished board."""
+    with session.lock:
+        if not session.recognizer.fixing and session.pending is None:
+            return "done"
+        snap = session.snapshot
+        return "read" if snap is not None and set(snap.occupied) == set(table.board.raw_occupied()) else None
+
+
 def browser_fix(page: Any, table: Any) -> None:
     """Tap what Blue's referee asks (the page lists it) until it waits for nothing: laying out, fix-ups."""
     session = table.session
@@ -105,8 +116,7 @@ def browser_fix(page: Any, table: Any) -> None:
             if s in table.board.raw_occupied():
                 tap_and_settle(page, table, s)
                 tap_and_settle(page, table, s)
-        wait(lambda want=want: not session.recognizer.fixing or not set(table.board.raw_occupied()) ^ want, what="the read")
-        if not session.recognizer.fixing:
+        if wait(lambda: settled(session, table), what="the read") == "done":
             return
     raise AssertionError(f"blue's board never matched: {session.view('blue').guidance}")
 
@@ -136,8 +146,11 @@ def test_a_phone_seat_in_chromium_plays_a_remote_game(broker: Any, browser: Any,
         page.wait_for_selector("#setup-submit:not([disabled])")
         page.click("#setup-submit")
         wait(lambda: host.session.state.phase == "play", what="both deployments at the host")
-        wait(lambda: table.state.phase == "play", what="blue's board to start")
+        # each board is told of the start by its own message: Red's may come after Blue's, and a fix before it
+        # would lay out nothing (Red's board would then wait for Blue's tokens, and the clock for Red, for ever)
+        wait(lambda: table.state.phase == "play" and red.session.state.phase == "play", what="both boards to start")
         red.fix()
+        assert red.seat.ready, "red's board laid out"
         browser_fix(page, table)  # Red's 40 tokens, tapped where the page asks
         assert table.session.pending is None
         # both boards laid out: the host's clock runs, and the page shows it
