@@ -675,13 +675,15 @@ def test_an_open_door_to_the_flag_counts_against_it() -> None:
     assert scores["j5"] - scores["i5"] > 1.0  # FLAG_DOOR (1.5) for the door shut, less what i5 is worth more
 
 
-def test_an_enemy_beside_the_flag_counts_and_a_piece_that_beats_it_is_brought_near() -> None:
+def test_an_enemy_beside_the_flag_counts_and_a_piece_that_beats_it_is_brought_near(monkeypatch: pytest.MonkeyPatch) -> None:
     """Stratego, campaign seed 9 vs random: a known enemy colonel stood two steps from facedown's flag (j4) for
     twenty plies; the captain and lieutenant shutting the door stepped away from it (each was in danger where it
     stood, and an enemy *beside* the flag cost no more than one two steps off), while the general that beats a
     colonel stayed boxed in three stations away. The colonel walked in and took the flag. An enemy beside the flag
     now costs FLAG_NEXT, and while one is three steps or fewer away, each step between it and our nearest piece
-    that beats it costs GUARD."""
+    that beats it costs GUARD. (With our general on a1 the colonel two steps off also finds it late to the door,
+    which costs too: beside the flag must still cost more, and without that term by the gap between the two.)"""
+    from controller.bots import facedown
     from controller.bots.facedown import FLAG_DOOR, FLAG_NEXT, GUARD, GUARD_NEAR, FaceDownClassic
     from controller.bots.values import worth
 
@@ -695,11 +697,18 @@ def test_an_enemy_beside_the_flag_counts_and_a_piece_that_beats_it_is_brought_ne
         return bot.evaluate(st, w)
 
     beside, door = score("j5", "a1"), score("i5", "a1")  # i5: two steps, through i4 or j5, both empty
-    assert door - beside > (FLAG_NEXT - FLAG_DOOR) * 0.9
-    # h3 is two steps nearer the colonel on i5 than h1; with the colonel far from the flag (c7) that is worth only
-    # what any move up the board is (the other terms)
-    guarding = score("i5", "h3") - score("i5", "h1")
-    assert guarding - (score("c7", "h3") - score("c7", "h1")) == pytest.approx(2 * GUARD_NEAR[2])
+    assert door - beside > 0
+    late_guarding = score("i5", "h3") - score("i5", "h1") - (score("c7", "h3") - score("c7", "h1"))
+    with monkeypatch.context() as m:
+        m.setattr(facedown, "LATE", {})
+        beside, door = score("j5", "a1"), score("i5", "a1")
+        assert door - beside > (FLAG_NEXT - FLAG_DOOR) * 0.9
+        # h3 is two steps nearer the colonel on i5 than h1; with the colonel far from the flag (c7) that is worth
+        # only what any move up the board is (the other terms)
+        guarding = score("i5", "h3") - score("i5", "h1")
+        guarding -= score("c7", "h3") - score("c7", "h1")
+        assert guarding == pytest.approx(2 * GUARD_NEAR[2])
+    assert late_guarding > guarding  # from h3 the general is also a step less late to the door
     classic = FaceDownClassic(1)  # the bot before: the same small guard wherever the intruder stands
     classic.new_game("stratego", "red", st.options, 1)
     bot = classic
@@ -734,6 +743,42 @@ def test_the_flag_guard_grows_as_the_intruder_nears_and_an_even_trade_stops_it()
     assert beside > 4 * three_off
     # a colonel of ours only trades with theirs: it stops it, and bringing it counts as a general's would
     assert guard_cost("j5", "h5", "g5", "colonel") - guard_cost("c7", "h5", "g5", "colonel") == pytest.approx(GUARD_NEAR[1])
+
+
+def test_a_defender_late_to_the_flags_door_counts_each_step_it_is_late() -> None:
+    """Navy chess (mainland) seed 3 against the bot before: our flagship on A3 boxed in by our own mines (A2, A4), an
+    unknown torpedo ship three steps off on C4, and our cruiser, three steps from the one door (B3), struck pieces
+    farther off and came back one move late: the torpedo ship stepped in on B3 and took the flagship. The guard
+    counts the steps between the intruder and our nearest stopper; being late to the door it comes in by now
+    counts too, LATE a step, on our turn from one step past the intruder's (``n`` moves to strike it there), on the
+    enemy's one sooner, and nothing when the intruder is far."""
+    from controller.bots.facedown import GUARD_NEAR, LATE, FaceDownClassic
+    from controller.bots.values import worth
+
+    st = new_game("navy_cn")
+    w = worth(st)
+    bot = FaceDownBot(1)
+    bot.new_game("navy_cn", "red", st.options, 1)
+
+    def score(cruiser: str, torpedo_ship: str, turn: str = "red") -> float:
+        st.board = _laid({"A3": ("flagship", "red"), "A2": ("mine", "red"), "A4": ("mine", "red"), "N1": ("flagship", "blue"),
+                          "H0": ("battleship", "red"), torpedo_ship: ("torpedo_ship", "blue"), cruiser: ("cruiser", "red")})
+        st.turn = turn
+        return bot.evaluate(st, w)
+
+    reach, dist = w.reach["cruiser"]["B3"], w.distance["C4"]
+    assert w.distance["C4"]["A3"] == 3 and reach["E3"] == 3 and reach["G4"] == 5
+
+    def late_cost(turn: str) -> float:  # E3 in time, G4 two steps late; the guard's steps and every other term out
+        return (score("E3", "C4", turn) - score("G4", "C4", turn)) - (score("E3", "K4", turn) - score("G4", "K4", turn)) \
+            - GUARD_NEAR[3] * (dist["G4"] - dist["E3"])
+
+    assert late_cost("red") == pytest.approx(2 * LATE[3])
+    assert late_cost("blue") == pytest.approx(3 * LATE[3] - LATE[3])  # E3 one late now, G4 three: two more
+    classic = FaceDownClassic(1)  # the bot before never counted it
+    classic.new_game("navy_cn", "red", st.options, 1)
+    bot = classic
+    assert score("E3", "K4") - score("G4", "K4") == pytest.approx(score("E3", "C4") - score("G4", "C4") - 0.08 * (dist["G4"] - dist["E3"]))
 
 
 def test_an_attack_refused_because_of_its_target_tells_the_bot_what_the_target_is_not() -> None:

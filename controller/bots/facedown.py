@@ -108,6 +108,10 @@ LAST_MOVERS = 6.0
 #: first look already counts what the probe is likely to cost. Without it both bots shuffled behind their lines
 #: until the ply cap (Stratego seed 1 and Navy chess Taiwan seeds 1 and 2 against the bot before: no piece taken
 #: in the last 1,500 plies), and a player alone at the board wants an opponent that tries to win.
+#: With an enemy this many steps from our flag, what each step our nearest piece that stops it is late to the door
+#: it comes in by costs (up to three steps); farther off once the flag is found, as the guard.
+LATE = {2: 1.0, 3: 0.6, 4: 0.35}
+LATE_FOUND = {2: 1.5, 3: 1.0, 4: 0.6, 5: 0.35, 6: 0.2}
 STALL_FROM = 60
 STALL_RAMP = 120
 STALL = 1.2
@@ -613,6 +617,8 @@ class FaceDownBot(Player):
                             if y < guard:
                                 guard = y
                     score -= (GUARD if classic else near[nearest]) * guard
+                    if not classic and near_kind in w.takers and nearest > 1:
+                        score -= self._late(st, f, near_at, near_kind, nearest, downs[profile[near_kind]], my_movers, near, w)
         if foe_known and my_movers and not self.classic:
             score += self._hunt(foe_known, my_movers, w, st.turn == me)
         score -= 0.004 * behind
@@ -625,6 +631,48 @@ class FaceDownBot(Player):
         if carried:
             score += self._carrying(st, carried, w)
         return score
+
+    def _late(self, st: GameState, flag: str, at: str, kind: str, n: int, way: tuple[dict[str, int], dict[str, list[str]]],
+              my_movers: list[tuple[str, str]], near: Mapping[int, float], w: Worth) -> float:
+        """What it costs that none of our pieces that stop the intruder on ``at`` (``n`` steps from our ``flag``)
+        can reach the door it comes in by in time: it stands beside the flag after ``n - 1`` steps, so a stopper must
+        stand beside that station (to strike it) or on it by our ``n``-th move (the ``n - 1``-th on its turn). The
+        doors are the stations beside the flag on its shortest ways, the one farthest from our stoppers counts (it
+        picks its way). Counted in steps for both (a lane flight is a few), so it is a lean, not a proof: what
+        counts is that a defender that is late is counted late before the intruder is beside the flag, where the
+        guard (``near``) counts only the steps between them. The weakness this answers: Navy chess (mainland) seed 3
+        against the bot before, a torpedo ship three steps from our flagship boxed in by its own mines, our cruiser
+        two steps from the one door struck elsewhere and came back one move late."""
+        steps, down = way
+        doors: set[str] = set()
+        todo, seen = [at], {at}
+        while todo:
+            s = todo.pop()
+            if steps.get(s, 30) == 1:
+                doors.add(s)
+                continue
+            for t in down.get(s, ()):
+                if t not in seen and t != flag:
+                    seen.add(t)
+                    todo.append(t)
+        if not doors:
+            return 0.0
+        stoppers = self._stoppers[kind]
+        reach = w.reach
+        late = 0
+        allowed = n if st.turn in self._friends else n - 1
+        for door in doors:
+            best = 30
+            for s, k in my_movers:
+                if k in stoppers:
+                    y = reach[k][door].get(s, 30)
+                    if y < best:
+                        best = y
+            if best - allowed > late:
+                late = best - allowed
+        if late <= 0:
+            return 0.0
+        return (LATE_FOUND if near is GUARD_FOUND else LATE).get(n, 0.0) * min(late, 3)
 
     def _flights(self, options: Mapping[str, Any]) -> tuple[dict[str, list[tuple[tuple[str, ...], frozenset[str]]]],
                                                               list[tuple[dict[str, tuple[str, ...]], frozenset[str]]]]:
