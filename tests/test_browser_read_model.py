@@ -1,7 +1,8 @@
 """The issue's newcomer in a real Chromium: Red attacks and loses, and before doing the fix-up a hand lifts an
-unrelated piece and puts it back. Once that mismatch settles, every page (phone and desktop seats, the spectator)
-shows the fix-up checklist again, the banner says the board comes first, and the console and the voice say the
-steps left once more; the fix-up then ticks off step by step and play goes on."""
+unrelated piece and puts it back. While it is off, every page lists it first and the fix-up's own steps after it.
+Once that mismatch settles, every page (phone and desktop seats, the spectator) shows the fix-up checklist again,
+the banner says the board comes first, and the console and the voice say the steps left once more; the fix-up then
+ticks off step by step and play goes on."""
 
 from __future__ import annotations
 
@@ -59,8 +60,11 @@ def test_a_stray_lift_during_a_fixup_keeps_the_checklist_on_every_page(tmp_path:
         stray = "j10"
         tap_and_settle(phone, table, stray)
         wait(lambda: table.session.mismatch is not None, what="the mismatch")
-        for page in pages.values():
+        for name, page in pages.items():
             page.wait_for_selector(f'#fix-list li[data-station="{stray}"]')
+            # the stray first, then the fix-up's own two steps still to do: the whole of what is left, on every page
+            listed = page.eval_on_selector_all("#fix-list li.todo", "els => els.map(e => e.dataset.station)")
+            assert listed == [stray, "a7", "a7"], (name, listed, page.inner_text("#guidance"))
         heard = len(said)
         tap_and_settle(phone, table, stray)
         wait(lambda: table.session.mismatch is None, what="the board explainable again")

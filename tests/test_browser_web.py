@@ -403,3 +403,68 @@ def test_a_step_taken_off_and_put_back_stays_ticked_while_the_stream_lags(browse
         assert todo[:len(held)] == held and todo[0] > 0, (held, todo)
         assert todo == sorted(todo, reverse=True) and todo[-1] == 0, f"the checklist went {todo} ({frm}-{to}; {held} before the stream caught up)"
         assert not errors, errors
+
+
+def test_a_winner_sent_back_stays_ticked_while_the_stream_lags(browser, tmp_path: Path) -> None:  # noqa: ANN001
+    """Dover Patrol sends a winning attacker back to its own square: the fix-up lifts it off the station it took and
+    puts it down where it came from. When the page's stream lags, the reading of the lift reaches the page after the
+    put-down was tapped and answered: that reading confirms the lift's tap but not the put-down's, and the step
+    ("take it back to ...", whose tick waited on the lift's own tap) came back to do until the last reading (seen as
+    "the checklist went [2, 0, 1, 0] (a6-a7)" on a loaded machine). The step stays ticked: its station was seen
+    emptied during the fix-up and the piece stands where it goes."""
+    from benchmarks.seeded_games import play_physically
+    from controller.rules.deploy import random_deployment
+
+    errors: list[str] = []
+    with served("dover_patrol", tmp_path) as (table, base):
+        for side, seed in (("red", 1), ("blue", 2)):
+            placement = random_deployment(table.game, side, random.Random(seed), table.state.options)
+            assert table.session.register_setup(side, placement) == []
+            for s in placement:
+                table.board.place(s)
+        wait(lambda: table.state.phase == "play" and not table.session.status["waiting_for_board"], what="play")
+
+        def act(kind: str, station: str) -> None:
+            (table.board.lift if kind == "lift" else table.board.place)(station)
+            wait(lambda: table.session.snapshot is not None
+                 and (station in table.session.snapshot.occupied) == (kind == "place"), what=f"the referee to read {station}")
+
+        def attacker_wins(m: tuple[str, str]) -> bool:
+            trial = table.state.copy()
+            r = trial.apply(m)
+            return m[1] in table.state.board and r.result is None and not r.out and trial.history[-1].outcome == "attacker"
+
+        # quiet moves straight on the board, towards the enemy, until the side to move has an attack it wins
+        rng = random.Random(5)
+        for _ in range(300):
+            win = next((tuple(m) for m in table.state.legal_moves() if attacker_wins(tuple(m))), None)
+            if win is not None:
+                break
+            frm, to = choose(table, rng, prefer_attack=False, approach=True)
+            ply = table.state.ply
+            play_physically(table.state.copy(), frm, to, act)
+            wait(lambda ply=ply: table.state.ply == ply + 1 and table.session.pending is None
+                 and not table.session.status["waiting_for_board"], what=f"{frm}-{to} and its fix-up")
+        assert win is not None, "no winning attack came within 300 plies"
+        frm, to = win
+        mover = table.state.turn
+        page = open_page(browser, f"{base}/seat/{table.tokens[mover]}", errors, init=SLOW_STREAM)
+        for s in (frm, to, to):  # lift the attacker, lift the defender, put the attacker down
+            tap_and_settle(page, table, s)
+        wait(lambda: table.session.pending is not None, what=f"the fix-up of {frm}-{to}")
+        steps = [(s["station"], s["action"], s.get("to")) for s in table.view(mover).pending["steps"]]
+        assert (to, "return", frm) in steps, steps
+        page.wait_for_selector(f"#guidance:not([hidden]) #fix-list li.todo[data-station='{to}']")
+        page.wait_for_function("() => window.__tapAnswers >= 3")
+        page.evaluate("() => { window.__fixTodo = []; window.__sseHold(); }")
+        tap_and_settle(page, table, to)  # the winner lifted off the station it took
+        tap_and_settle(page, table, frm)  # and put down on its own square
+        wait(lambda: table.session.pending is None and not table.session.status["waiting_for_board"], what="the fix-up")
+        page.wait_for_function("() => window.__tapAnswers >= 5")  # both taps answered while the stream is held
+        held = page.evaluate("() => window.__fixTodo")
+        page.evaluate("() => window.__sseRelease()")
+        page.wait_for_selector("#guidance", state="hidden")
+        todo = page.evaluate("() => window.__fixTodo")
+        assert held and held[-1] == 0, f"both taps tick both steps at once ({held})"
+        assert todo == sorted(todo, reverse=True) and todo[-1] == 0, f"the checklist went {todo} ({frm}-{to}; {held} before the stream caught up)"
+        assert not errors, errors

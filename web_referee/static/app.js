@@ -310,17 +310,40 @@
         text: d.found === "empty" ? t("page.fix.put", {side: d.expected, station: d.station})
           : d.found === "occupied" ? t("page.fix.take", {station: d.station}) : t("page.fix.wrong", {side: d.expected, station: d.station}),
       }));
+      // a stray hand during a fix-up: the fix-up's own steps still to do stay listed after the strays (a station
+      // the strays name is not listed twice), so the players see the whole of what is left, not only the stray part
+      const named = new Set(items.map((it) => it.station));
+      if (S.pending && S.pending.kind !== "layout") for (const s of fixupItems(S.pending, occ, matches)) {
+        if (!s.done && !named.has(s.station)) items.push(s);
+      }
       return {title: t("page.fix.mismatch_title"), items, kind: "mismatch"};
     }
-    // the referee says which steps the board has done (``done``, from its own target, as each reading left it); a tap
-    // the referee has not read yet ticks its step at once when it makes the station match (the reading then confirms
-    // it with the referee's own tick, so the tick never blinks off and back between the two). Only a tap made while
-    // this fix-up was asked: the move's own last tap, not yet read when the fix-up comes, did none of its steps
-    const acted = (st) => matches(st) && optimistic.has(st) && optimistic.get(st).during === S.status.ply;
-    const items = (g.steps || []).filter((s) => s.action !== "none").map((s) => (
-      {station: s.station, to: s.to || null, by: s.by || null, obj: s,
-        done: s.done === true || (!!s.station && acted(s.station) && (!s.to || matches(s.to)))}));
-    return {title: t("page.fix.title"), items, kind: g.kind, obj: g};
+    return {title: t("page.fix.title"), items: fixupItems(g, occ, matches), kind: g.kind, obj: g};
+  }
+
+  /* the fix-up's steps as checklist items. The referee says which steps the board has done (``done``, from its own
+     target, as each reading left it); a tap the referee has not read yet ticks its step at once when the step's
+     stations come to match (the reading then confirms it with the referee's own tick, so the tick never blinks off
+     and back between the two). Only a tap made while this fix-up was asked counts: the move's own last tap, not yet
+     read when the fix-up comes, did none of its steps. A step that takes a piece off and puts it elsewhere (a
+     ``return``) is done once its station was seen emptied during this fix-up and the piece stands where it goes:
+     the reading of the lift may come before the tap that puts it down is read (a loaded machine), and the tick
+     must not wait for, or be lost to, that reading */
+  let fixTrack = {key: null, emptied: new Set()};
+  const TAKES_OFF = ["remove", "take_off", "return"];
+  function fixupItems(g, occ, matches) {
+    const key = `${S.status.ply}|${g.kind}`;
+    if (fixTrack.key !== key) fixTrack = {key, emptied: new Set()};
+    const steps = (g.steps || []).filter((s) => s.action !== "none");
+    for (const s of steps) if (s.station && !occ.has(s.station)) fixTrack.emptied.add(s.station);
+    const tapped = (st) => !!st && optimistic.has(st) && optimistic.get(st).during === S.status.ply;
+    return steps.map((s) => {
+      let acted = false;
+      if (s.station && TAKES_OFF.includes(s.action)) {
+        acted = (tapped(s.station) || tapped(s.to)) && fixTrack.emptied.has(s.station) && (!s.to || matches(s.to));
+      } else if (s.station) acted = tapped(s.station) && matches(s.station) && (!s.to || matches(s.to));
+      return {station: s.station, to: s.to || null, by: s.by || null, obj: s, done: s.done === true || acted};
+    });
   }
 
   function renderGuidance(list) {
