@@ -13,10 +13,12 @@ import pytest
 from controller.bots import RandomBot, find_bot
 from controller.bots.arena import play_game
 from controller.bots.facedown import (
+    APPROACH,
     CLASSIC_LEVELS,
     LEVELS,
     STALL_FROM,
     STALL_RAMP,
+    UNREACHED,
     WIN,
     FaceDownBot,
     FaceDownClassic,
@@ -25,6 +27,7 @@ from controller.bots.setups import built_setup
 from controller.bots.values import worth
 from controller.rules import GameState, new_game, redact_ruling, view
 from controller.rules.base import Piece
+from controller.rules.state import Move
 
 
 def _laid(layout: dict[str, tuple[str, str]]) -> dict[str, Piece]:
@@ -394,6 +397,20 @@ def test_the_deeper_look_strikes_an_unknown_intruder_that_stepped_in_beside_the_
     assert no_strike < -WIN / 8 < strikes
 
 
+def _after_enemy_step(bot: FaceDownBot, game: str, layout: dict[str, tuple[str, str]], step: tuple[str, str],
+                      seed: int) -> tuple[FaceDownBot, GameState]:
+    """``bot`` playing Red on ``layout`` at ply 40, having seen Blue's ``step`` (a piece that moved: no bomb, no
+    mine, no flag); the test then sets the ply and asks for Red's move."""
+    st = _playing(game)
+    bot.new_game(game, "red", st.options, seed)
+    st.board = _laid(layout)
+    st.turn, st.ply = "blue", 39
+    bot.observe(view(st, "red"))
+    ruling = st.apply(step)
+    bot.observe(view(st, "red"), redact_ruling(ruling, "red"))
+    return bot, st
+
+
 def test_a_stalled_game_makes_the_bot_probe_an_unknown_piece() -> None:
     """Stratego seed 1 and Navy chess (Taiwan) seeds 1 and 2 against the bot before were drawn at the ply cap with
     no piece taken in the last 1,500 plies: both shuffled behind their lines. After STALL_FROM plies with no piece
@@ -409,14 +426,8 @@ def test_a_stalled_game_makes_the_bot_probe_an_unknown_piece() -> None:
     stalled = 40 + STALL_FROM + STALL_RAMP
     for cls in (FaceDownBot, FaceDownClassic):
         for seed in range(6):
-            st = _playing("stratego")
-            bot = cls()  # the default level: a probe must reach the deeper look's candidates too
-            bot.new_game("stratego", "red", st.options, seed)
-            st.board = _laid(layout)
-            st.turn, st.ply = "blue", 39
-            bot.observe(view(st, "red"))
-            ruling = st.apply(("e9", "e8"))
-            bot.observe(view(st, "red"), redact_ruling(ruling, "red"))
+            # the default level: a probe must reach the deeper look's candidates too
+            bot, st = _after_enemy_step(cls(), "stratego", layout, ("e9", "e8"), seed)
             for ply in (40, stalled):
                 st.ply, st.turn = ply, "red"
                 v = view(st, "red")
@@ -432,6 +443,51 @@ def test_a_stalled_game_makes_the_bot_probe_an_unknown_piece() -> None:
                 assert bot._probe_worth(view(st, "red"), st, w) == 0.0
     assert probes["facedown", stalled] >= 5 and probes["facedown", 40] <= 1, probes
     assert probes["facedown-classic", stalled] <= 3, probes
+
+
+def test_a_stalled_game_with_nothing_in_reach_sends_a_cheap_piece_to_meet_the_enemy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Navy chess (Taiwan) seeds 1, 2 and 4 against the bot before were drawn at the ply cap with four or five
+    clashes in 2,000 plies: both fleets drew back behind five empty rows, so the probe never had a piece to strike.
+    Once a stall has gone on UNREACHED plies with no unknown enemy piece in reach, a quiet step that brings a piece
+    that can take the flag nearer the nearest enemy gains APPROACH x the probe's worth, times our cheapest such
+    piece's worth over its own: the anti-submarine plane (our cheapest) goes to meet the enemy, where without the
+    term the destroyer or the cruiser led. Nothing before the stall, nothing while an unknown piece was in reach
+    lately (the probe decides), no gain for a step back or sideways."""
+    layout = {"A3": ("flag", "red"), "A2": ("mine", "red"), "A4": ("mine", "red"), "B3": ("cruiser", "red"),
+              "C3": ("anti_sub", "red"), "C4": ("bomber", "red"), "B2": ("destroyer", "red"),
+              "M3": ("flag", "blue"), "M2": ("mine", "blue"), "M4": ("mine", "blue"), "L3": ("cruiser", "blue"),
+              "K3": ("destroyer", "blue"), "K4": ("gunboat", "blue")}
+    stalled = 40 + STALL_FROM + STALL_RAMP
+    assert stalled - 40 >= UNREACHED
+    led: Counter[tuple[str, int]] = Counter()
+    for mode in ("without", "with", "in reach lately"):
+        monkeypatch.setattr("controller.bots.facedown.APPROACH", 0.0 if mode == "without" else APPROACH)
+        for seed in range(6):
+            bot, st = _after_enemy_step(FaceDownBot(), "navy_tw", layout, ("K4", "J4"), seed)
+            for ply in (40, stalled):
+                st.ply, st.turn = ply, "red"
+                v = view(st, "red")
+                bot.observe(v)
+                if mode == "in reach lately":
+                    bot._in_reach_at = ply - 1  # an unknown enemy piece was in reach to probe on our last turn
+                m = bot.choose_move(v, 60_000)
+                led[mode, ply] += st.board[m[0]].type == "anti_sub"
+    assert led["with", stalled] >= 5 and led["without", stalled] <= 1, led
+    assert led["in reach lately", stalled] <= 1, led  # while the armies touch, the probe alone decides
+    assert led["with", 40] <= 1 and led["without", 40] <= 1, led  # before the stall the term is not there
+
+    w = worth(st)
+    probe = bot._probe_worth(v, st, w)
+    assert probe > 0
+    moves = [Move(*m) for m in st.legal_moves("red")]
+    gains = bot._approach(st, moves, w, probe)
+    assert gains[Move("C3", "D3")] == pytest.approx(APPROACH * probe)  # the cheapest counts whole
+    assert gains[Move("C4", "D4")] == pytest.approx(APPROACH * probe * w.value["anti_sub"] / w.value["bomber"])
+    assert Move("C3", "B4") not in gains and Move("C3", "C2") not in gains  # back, or no nearer
+    assert not any(st.board[m.frm].type == "mine" for m in gains)  # a piece that cannot take the flag stays
+    del st.board["J4"]
+    st.ply += 1
+    assert bot._probe_worth(view(st, "red"), st, w) == 0.0  # a piece taken: the game moves again
 
 
 def test_the_deeper_look_answers_a_blind_strike_that_takes_the_guard_beside_the_flag() -> None:
