@@ -281,6 +281,7 @@
     const g = S.guidance;
     const wholeBoard = g && (g.kind === "layout" || g.kind === "board" || g.kind === "illegal");
     if (S.status.waiting_for_board || wholeBoard || (g && !(g.steps || []).length && !(g.stations || []).length)) {
+      fixTrack = {key: null, emptied: new Set()};  // a fix-up asked after this (an undo, then the same ply) starts anew
       // laying out (or after an undo, a resume, a refused move): every station that differs from the referee's board,
       // ticked off as it comes to match (kept in the list, so the list does not jump while the board fills in)
       for (const s of new Set([...occ, ...exp])) if (!matches(s) && !layoutSeen.has(s)) layoutSeen.set(s, exp.has(s) ? owners[s] || null : null);
@@ -303,7 +304,10 @@
     layoutSeen.clear();
     // no fix-up: the computer's move to make, if any (the steps' ticks come from the referee, so a fix-up asked
     // again later starts with nothing ticked)
-    if (!g) return S.instruction && S.status.phase === "play" ? computerSteps(occ) : null;
+    if (!g) {
+      fixTrack = {key: null, emptied: new Set()};
+      return S.instruction && S.status.phase === "play" ? computerSteps(occ) : null;
+    }
     if (g.kind === "mismatch") {
       const items = (g.stations || []).map((d) => ({
         station: d.station, by: d.expected && d.expected !== "empty" ? d.expected : null, done: false,
