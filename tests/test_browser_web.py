@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from browser_support import (
@@ -38,6 +39,18 @@ from browser_support import (
 from controller.rules import load_game
 from controller.sensing.sim import SimBoard
 from controller.setups_store import SetupStore
+
+
+def _deployed_and_laid_out(table: Any) -> None:
+    """Both sides deployed at random (seeds 1 and 2) and laid out on the simulated board: play begins."""
+    from controller.rules.deploy import random_deployment
+
+    for side, seed in (("red", 1), ("blue", 2)):
+        placement = random_deployment(table.game, side, random.Random(seed), table.state.options)
+        assert table.session.register_setup(side, placement) == []
+        for s in placement:
+            table.board.place(s)
+    wait(lambda: table.state.phase == "play" and not table.session.status["waiting_for_board"], what="play")
 
 
 @pytest.fixture(scope="module")
@@ -167,16 +180,9 @@ def test_a_newcomer_sets_up_plays_twenty_moves_and_replays(browser, tmp_path: Pa
 def test_the_chinese_page_has_no_english_in_what_a_player_reads(browser, tmp_path: Path) -> None:  # noqa: ANN001
     """zh-Hans and zh-Hant pages: banner, verdict, checklist and log carry no English word (station names aside),
     and axe-core finds no serious or critical problem in either language."""
-    from controller.rules.deploy import random_deployment
-
     errors: list[str] = []
     with served("stratego", tmp_path) as (table, base):
-        for side, seed in (("red", 1), ("blue", 2)):
-            placement = random_deployment(table.game, side, random.Random(seed), table.state.options)
-            assert table.session.register_setup(side, placement) == []
-            for s in placement:
-                table.board.place(s)
-        wait(lambda: table.state.phase == "play" and not table.session.status["waiting_for_board"], what="play")
+        _deployed_and_laid_out(table)
         labels = {s.id for s in table.game.stations} | {s.label for s in table.game.stations if s.label}
         pages = {lang: open_page(browser, f"{base}/seat/{table.tokens['red']}", errors, lang=lang, axe=True)
                  for lang in ("zh-Hans", "zh-Hant")}
@@ -367,16 +373,9 @@ def test_a_step_taken_off_and_put_back_stays_ticked_while_the_stream_lags(browse
     for the tap's confirmation: the tap's tick was dropped and the step, as that old reading left it, came back to
     do until the stream caught up (seen as "the checklist went [1, 0, 1, 0] (e6-e5)" on a loaded machine). A tap is
     confirmed only by a reading taken after it."""
-    from controller.rules.deploy import random_deployment
-
     errors: list[str] = []
     with served("stratego", tmp_path) as (table, base):
-        for side, seed in (("red", 1), ("blue", 2)):
-            placement = random_deployment(table.game, side, random.Random(seed), table.state.options)
-            assert table.session.register_setup(side, placement) == []
-            for s in placement:
-                table.board.place(s)
-        wait(lambda: table.state.phase == "play" and not table.session.status["waiting_for_board"], what="play")
+        _deployed_and_laid_out(table)
         state = table.state
 
         def defender_wins(m: tuple[str, str]) -> bool:
@@ -413,16 +412,9 @@ def test_a_winner_sent_back_stays_ticked_while_the_stream_lags(browser, tmp_path
     "the checklist went [2, 0, 1, 0] (a6-a7)" on a loaded machine). The step stays ticked: its station was seen
     emptied during the fix-up and the piece stands where it goes."""
     from benchmarks.seeded_games import play_physically
-    from controller.rules.deploy import random_deployment
-
     errors: list[str] = []
     with served("dover_patrol", tmp_path) as (table, base):
-        for side, seed in (("red", 1), ("blue", 2)):
-            placement = random_deployment(table.game, side, random.Random(seed), table.state.options)
-            assert table.session.register_setup(side, placement) == []
-            for s in placement:
-                table.board.place(s)
-        wait(lambda: table.state.phase == "play" and not table.session.status["waiting_for_board"], what="play")
+        _deployed_and_laid_out(table)
 
         def act(kind: str, station: str) -> None:
             (table.board.lift if kind == "lift" else table.board.place)(station)
