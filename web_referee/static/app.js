@@ -666,11 +666,21 @@
     $("setup-layout").hidden = !S.sim || planned.length === 0;
   }
 
+  /* the referee's problems with the plan, asked a moment after it changes; an answer is kept only while the plan is
+     still the one it was asked about (answers may arrive out of order: an earlier, unfinished plan's "pieces
+     missing" must not land on the finished plan and hold its Submit button disabled) */
   let checkTimer = null;
+  const planKey = (plan) => JSON.stringify(Object.entries(plan).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   function checkPlacement() {
     clearTimeout(checkTimer);
     checkTimer = setTimeout(async () => {
-      try { const r = await api("/setup/check", {placement}); problems = r.problems; render(); } catch (e) { showError(e); }
+      const plan = {...placement};
+      const asked = planKey(plan);
+      try {
+        const r = await api("/setup/check", {placement: plan});
+        if (planKey(placement) !== asked) return;
+        problems = r.problems; render();
+      } catch (e) { showError(e); }
     }, 60);
   }
 
