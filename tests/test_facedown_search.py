@@ -15,6 +15,7 @@ from controller.bots.arena import play_game
 from controller.bots.facedown import (
     APPROACH,
     CLASSIC_LEVELS,
+    LATE,
     LEVELS,
     STALL_FROM,
     STALL_RAMP,
@@ -546,3 +547,34 @@ def test_the_deeper_look_is_wary_of_a_piece_that_may_clear_the_guard_beside_the_
         deeper = bot._deeper([stay, leave], {stay: 1.0, leave: 1.0}, {stay: 1, leave: 1}, w, float("inf"),
                              float("inf"))
         assert deeper[leave] < deeper[stay] - WIN / 10, (seed, deeper)
+
+
+def test_a_defender_whose_way_to_the_door_runs_through_the_intruders_camp_is_late() -> None:
+    """Luzhanqi seed 1 against the bot before: an enemy major three steps from our flag (D0, then the camp C1, then
+    B1, the flag's one door, held by a lieutenant it beats). Our bomb stood two steps from the door "through" C1, so
+    on C2, on D2 or beside the door on B2 it was counted on time alike, and the bot played D2. But the major stands
+    in C1 on its way, sheltered there: from D2 the way round is three steps, one late, and the flag fell. Counted
+    around a shelter every shortest way of the intruder runs through (and the sheltered enemy pieces), D2 is late
+    by one step, C2 and B2 are not; with no shelters counted, the three are alike. (A shelter on only some of its
+    ways is not counted: tests/test_bots.py, the late defender's Navy chess test, has one, camp C3.)"""
+    layout = {"A1": ("flag", "red"), "A0": ("mine", "red"), "A2": ("mine", "red"), "B1": ("lieutenant", "red"),
+              "L1": ("flag", "blue"), "L3": ("engineer", "blue")}
+    bot, st = _bot(FaceDownBot, "luzhanqi")
+    w = worth(st)
+
+    def score(bomb: str, major: str, turn: str) -> float:
+        st.board = _laid({**layout, bomb: ("bomb", "red"), major: ("major", "blue")})
+        st.turn = turn
+        return bot.evaluate(st, w)
+
+    shelters = getattr(bot, "_shelters", {})
+    for major, turn, cost in (("D0", "blue", LATE[3]), ("C1", "red", LATE[2])):
+        counted = {b: score(b, major, turn) for b in ("B2", "C2", "D2")}
+        bot._shelters = {}
+        uncounted = {b: score(b, major, turn) for b in ("B2", "C2", "D2")}
+        bot._shelters = shelters
+        # the cost is the late step's alone: everything else scores these stations as before
+        assert counted["B2"] == pytest.approx(uncounted["B2"])
+        assert counted["C2"] == pytest.approx(uncounted["C2"])
+        assert uncounted["D2"] - counted["D2"] == pytest.approx(cost), (major, counted, uncounted)
+    assert set(shelters) >= {"C1", "D2", "C3"}  # Luzhanqi's camps

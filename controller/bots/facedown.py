@@ -17,6 +17,7 @@ Only the seat's redacted views reach it (through ``Belief``); the guesses are it
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -177,6 +178,9 @@ class FaceDownBot(Player):
         #: piece id -> the kinds that stop it when they attack it: beat it, or trade with it (both removed)
         self._stoppers = {d.id: frozenset(a for a in takers if clash[(a, d.id)] in ("attacker", "both"))
                           for d in self.gdef.pieces}
+        #: station -> its kind, for the stations that shelter their occupant (a Luzhanqi camp)
+        self._shelters = {st.id: self.gdef.station_kinds[st.kind] for st in self.gdef.stations
+                          if self.gdef.station_kinds[st.kind].shelter}
         no_moves = self.belief.options.get("no_moves", self.gdef.win.no_moves)
         self._stuck_loses = no_moves == "lose"  # a side with no move on its turn is out (not passing)
         self._pieces_seen = -1  # pieces on the board when we last looked, and the ply the last one was taken at
@@ -679,11 +683,23 @@ class FaceDownBot(Player):
         reach = w.reach
         late = 0
         allowed = n if st.turn in self._friends else n - 1
+        # the stations it cannot be struck on nor passed: an enemy piece sheltered where it stands, and a shelter
+        # every shortest way of the intruder runs through (it stands there on its way in; where it may go round,
+        # the station may be free when our stopper passes)
+        sheltered: list[tuple[str, str]] = []
+        if self._shelters:
+            sheltered = self._sheltered(st)
+            layer = Counter(steps.get(s, 30) for s in seen)
+            sheltered += [(s, kind) for s in seen
+                          if s in self._shelters and s not in doors and s != at and layer[steps.get(s, 30)] == 1]
         for door in doors:
             best = 30
             for s, k in my_movers:
                 if k in stoppers:
                     y = reach[k][door].get(s, 30)
+                    if sheltered and y <= allowed:  # on time: unless its way runs through a sheltered enemy
+                        y = self._steps_around(w, k, door, s, [b for b, d in sheltered if self._shelters_from(b, d, k)],
+                                               allowed + 3)
                     if y < best:
                         best = y
             if best - allowed > late:
@@ -691,6 +707,47 @@ class FaceDownBot(Player):
         if late <= 0:
             return 0.0
         return (LATE_FOUND if near is GUARD_FOUND else LATE).get(n, 0.0) * min(late, 3)
+
+    def _sheltered(self, st: GameState) -> list[tuple[str, str]]:
+        """The enemy pieces standing on a station that shelters them, as (station, kind)."""
+        board = st.board
+        out = []
+        for b in self._shelters:
+            p = board.get(b)
+            if p is not None and p.owner not in self._friends:
+                out.append((b, p.type))
+        return out
+
+    def _shelters_from(self, station: str, kind: str, attacker: str) -> bool:
+        """Does ``station`` shelter an enemy ``kind`` from our ``attacker`` (neither struck there nor passed)?"""
+        sk = self._shelters[station]
+        return attacker not in sk.shelter_except_attackers and kind not in sk.shelter_except_defenders
+
+    @staticmethod
+    def _steps_around(w: Worth, kind: str, goal: str, start: str, walls: list[str], limit: int) -> int:
+        """Steps from ``start`` to ``goal`` for our ``kind`` along its lines, around the ``walls`` (stations it can
+        neither strike nor pass); 30 if not within ``limit``. The static reach runs through a Luzhanqi camp the
+        intruder stands in or walks through (Luzhanqi seed 1 against the bot before: an enemy major walked into the
+        camp beside the one door to our flag; our bomb, two steps from the door "through" that camp, was counted on
+        time where the way round was three, and the flag fell)."""
+        if not walls or start == goal:
+            return w.reach[kind][goal].get(start, 30)
+        nbrs = w.lines_nbrs[w.profiles[w.profile[kind]][0]]
+        blocked = set(walls)
+        blocked.discard(start)
+        frontier, seen, n = [goal], {goal}, 0
+        while frontier and n < limit:
+            n += 1
+            nxt = []
+            for at in frontier:
+                for t in nbrs.get(at, ()):
+                    if t == start:
+                        return n
+                    if t not in seen and t not in blocked:
+                        seen.add(t)
+                        nxt.append(t)
+            frontier = nxt
+        return 30
 
     def _flights(self, options: Mapping[str, Any]) -> tuple[dict[str, list[tuple[tuple[str, ...], frozenset[str]]]],
                                                               list[tuple[dict[str, tuple[str, ...]], frozenset[str]]]]:
