@@ -40,10 +40,11 @@ def test_random_button_fills_a_valid_deployment(browser, tmp_path: Path) -> None
 
 
 def test_a_late_answer_about_an_unfinished_plan_does_not_hold_submit_disabled(browser, tmp_path: Path) -> None:  # noqa: ANN001
-    """The page asks the referee about its plan a moment after each change, and on a loaded Pi the answers can come
-    back out of order (a CI flake: Submit disabled for good after the last piece of Stratego Barrage was placed). Here the
-    answer about the plan with one piece taken back is held until the finished plan's answer is in: it comes last,
-    and must neither disable Submit nor list its "piece missing"."""
+    """The page asks the referee about its plan a moment after each change, and on a loaded machine the answers can
+    come back out of order: an unfinished plan's "pieces missing" landing after the finished plan's answer held
+    Submit disabled for good (what fits a CI flake of the Stratego Barrage newcomers' test, Submit disabled after
+    the last piece was placed). Here the answer about the plan with one piece taken back is held until the finished
+    plan's answer is in: it comes last, and must neither disable Submit nor list its "piece missing"."""
     errors: list[str] = []
     with served("luzhanqi", tmp_path) as (table, base):
         red = open_page(browser, f"{base}/seat/{table.tokens['red']}", errors)

@@ -578,3 +578,32 @@ def test_a_defender_whose_way_to_the_door_runs_through_the_intruders_camp_is_lat
         assert counted["C2"] == pytest.approx(uncounted["C2"])
         assert uncounted["D2"] - counted["D2"] == pytest.approx(cost), (major, counted, uncounted)
     assert set(shelters) >= {"C1", "D2", "C3"}  # Luzhanqi's camps
+
+
+def test_a_piece_in_a_headquarters_is_no_mover_nor_defender() -> None:
+    """Luzhanqi: a piece that stands in a headquarters never moves again. Seed 1 against the bot before, counted
+    with the shelters: our engineer stood in the headquarters A3 beside the mine on A2, counted as a mover and so as
+    the defender in time for that door; an enemy engineer cleared the mine and took the flag, and ours could not
+    strike it. Now a piece there adds its material alone (no mover, no defender, none of the last movers); one beside
+    it on A4 counts as a mover. The bot before counts both alike."""
+    layout = {"A1": ("flag", "red"), "A0": ("mine", "red"), "A2": ("mine", "red"), "D4": ("lieutenant", "red"),
+              "L1": ("flag", "blue"), "H2": ("captain", "blue"), "H3": ("lieutenant", "blue")}
+    gains = {}
+    for cls in (FaceDownBot, FaceDownClassic):
+        bot, st = _bot(cls, "luzhanqi")
+        w = worth(st)
+
+        def score(bot: FaceDownBot, st: GameState, w: Any, extra: dict[str, tuple[str, str]]) -> float:
+            st.board = _laid({**layout, **extra})
+            st.turn = "blue"
+            return bot.evaluate(st, w)
+
+        for intruder in ({}, {"B2": ("engineer", "blue")}):  # and with an enemy engineer beside the mine
+            for at in ("A3", "A4"):
+                gains[cls, at, bool(intruder)] = (score(bot, st, w, {**intruder, at: ("engineer", "red")})
+                                                  - score(bot, st, w, intruder))
+        material = w.value["engineer"]
+    for intruder in (False, True):
+        assert gains[FaceDownBot, "A3", intruder] == pytest.approx(material)
+        assert gains[FaceDownBot, "A4", intruder] > material + 1.0
+        assert gains[FaceDownClassic, "A3", intruder] == pytest.approx(gains[FaceDownClassic, "A4", intruder])

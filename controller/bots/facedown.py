@@ -178,6 +178,8 @@ class FaceDownBot(Player):
         #: piece id -> the kinds that stop it when they attack it: beat it, or trade with it (both removed)
         self._stoppers = {d.id: frozenset(a for a in takers if clash[(a, d.id)] in ("attacker", "both"))
                           for d in self.gdef.pieces}
+        #: the stations a piece never moves from again (a Luzhanqi headquarters): one standing there is no mover
+        self._frozen = frozenset(st.id for st in self.gdef.stations if self.gdef.station_kinds[st.kind].frozen)
         #: station -> its kind, for the stations that shelter their occupant (a Luzhanqi camp)
         self._shelters = {st.id: self.gdef.station_kinds[st.kind] for st in self.gdef.stations
                           if self.gdef.station_kinds[st.kind].shelter}
@@ -496,13 +498,17 @@ class FaceDownBot(Player):
         out = st.out
         front = w.front[me]
         behind = 0  # steps of our movers from the enemy's deployment stations
+        frozen = self._frozen if not self.classic else frozenset()
         for station, p in st.board.items():
             owner, t = p.owner, p.type
             if out and owner in out:
                 continue
             v = value[t]
+            # a piece that never moves again (in a Luzhanqi headquarters) is no mover: neither a defender, nor one of
+            # the last movers, nor one that can clear a blocker
+            stuck = station in frozen and t in movable
             if owner in friends:
-                if t in tracked:
+                if t in tracked and not stuck:
                     mine[t] = mine.get(t, 0) + 1
                     if t in clears:
                         clearers.append((station, t))
@@ -511,13 +517,15 @@ class FaceDownBot(Player):
                     score -= 0.12 * v  # what the enemy knows of it
                 if t in capture:
                     my_flags.append(station)
+                elif stuck:
+                    pass
                 elif t in movable:
                     my_movers.append((station, t))
                     behind += front.get(station, 0)
                 elif t in fixed:
                     my_fixed.append((station, t))
             else:
-                if t in tracked:
+                if t in tracked and not stuck:
                     theirs[t] = theirs.get(t, 0) + 1
                     if t in blockers:
                         foe_blockers.setdefault(t, []).append(station)
@@ -527,7 +535,8 @@ class FaceDownBot(Player):
                 if t in capture:
                     foe_flags.append(station)
                 elif t in movable:
-                    foe_movers.append((station, t))
+                    if not stuck:
+                        foe_movers.append((station, t))
                     if p.public or me in p.known_to:
                         foe_known.append((station, t))
                 elif t in fixed:
