@@ -701,14 +701,22 @@ class FaceDownBot(Player):
             layer = Counter(steps.get(s, 30) for s in seen)
             sheltered += [(s, kind) for s in seen
                           if s in self._shelters and s not in doors and s != at and layer[steps.get(s, 30)] == 1]
+        around: dict[tuple[str, frozenset[str], frozenset[str]], dict[str, int]] = {}  # steps round the walls
         for door in doors:
             best = 30
             for s, k in my_movers:
                 if k in stoppers:
                     y = reach[k][door].get(s, 30)
                     if sheltered and y <= allowed:  # on time: unless its way runs through a sheltered enemy
-                        y = self._steps_around(w, k, door, s, [b for b, d in sheltered if self._shelters_from(b, d, k)],
-                                               allowed + 3)
+                        walls = frozenset(b for b, d in sheltered if self._shelters_from(b, d, k))
+                        if walls and s != door:
+                            lines = w.profiles[w.profile[k]][0]
+                            key = (door, lines, walls)
+                            steps_round = around.get(key)
+                            if steps_round is None:
+                                steps_round = around[key] = self._steps_around(w.lines_nbrs[lines], door, walls,
+                                                                               allowed + 3)
+                            y = steps_round.get(s, 30)
                     if y < best:
                         best = y
             if best - allowed > late:
@@ -733,30 +741,25 @@ class FaceDownBot(Player):
         return attacker not in sk.shelter_except_attackers and kind not in sk.shelter_except_defenders
 
     @staticmethod
-    def _steps_around(w: Worth, kind: str, goal: str, start: str, walls: list[str], limit: int) -> int:
-        """Steps from ``start`` to ``goal`` for our ``kind`` along its lines, around the ``walls`` (stations it can
-        neither strike nor pass); 30 if not within ``limit``. The static reach runs through a Luzhanqi camp the
-        intruder stands in or walks through (Luzhanqi seed 1 against the bot before: an enemy major walked into the
-        camp beside the one door to our flag; our bomb, two steps from the door "through" that camp, was counted on
-        time where the way round was three, and the flag fell)."""
-        if not walls or start == goal:
-            return w.reach[kind][goal].get(start, 30)
-        nbrs = w.lines_nbrs[w.profiles[w.profile[kind]][0]]
-        blocked = set(walls)
-        blocked.discard(start)
-        frontier, seen, n = [goal], {goal}, 0
+    def _steps_around(nbrs: Mapping[str, tuple[str, ...]], goal: str, walls: frozenset[str], limit: int) -> dict[str, int]:
+        """Station -> steps to ``goal`` along the lines ``nbrs``, around the ``walls`` (stations a piece can neither
+        strike nor pass, though one standing on a wall still gets out), up to ``limit`` steps. The static reach runs
+        through a Luzhanqi camp the intruder stands in or walks through (Luzhanqi seed 1 against the bot before: an
+        enemy major walked into the camp beside the one door to our flag; our bomb, two steps from the door
+        "through" that camp, was counted on time where the way round was three, and the flag fell)."""
+        steps = {goal: 0}
+        frontier, n = [goal], 0
         while frontier and n < limit:
             n += 1
             nxt = []
             for at in frontier:
                 for t in nbrs.get(at, ()):
-                    if t == start:
-                        return n
-                    if t not in seen and t not in blocked:
-                        seen.add(t)
-                        nxt.append(t)
+                    if t not in steps:
+                        steps[t] = n
+                        if t not in walls:
+                            nxt.append(t)
             frontier = nxt
-        return 30
+        return steps
 
     def _flights(self, options: Mapping[str, Any]) -> tuple[dict[str, list[tuple[tuple[str, ...], frozenset[str]]]],
                                                               list[tuple[dict[str, tuple[str, ...]], frozenset[str]]]]:
