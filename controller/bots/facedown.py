@@ -29,7 +29,7 @@ from controller.rules.state import GameState, Move
 from .base import BotError, Player
 from .belief import Prior
 from .setups import bot_setup, prior
-from .values import WIN, Worth, way_down, worth
+from .values import WIN, Worth, bfs, way_down, worth
 
 
 @dataclass(frozen=True)
@@ -517,9 +517,7 @@ class FaceDownBot(Player):
                     score -= 0.12 * v  # what the enemy knows of it
                 if t in capture:
                     my_flags.append(station)
-                elif stuck:
-                    pass
-                elif t in movable:
+                elif t in movable and not stuck:
                     my_movers.append((station, t))
                     behind += front.get(station, 0)
                 elif t in fixed:
@@ -701,21 +699,27 @@ class FaceDownBot(Player):
             layer = Counter(steps.get(s, 30) for s in seen)
             sheltered += [(s, kind) for s in seen
                           if s in self._shelters and s not in doors and s != at and layer[steps.get(s, 30)] == 1]
-        around: dict[tuple[str, frozenset[str], frozenset[str]], dict[str, int]] = {}  # steps round the walls
+        # a stopper counted on time by the static reach may be late round those walls (the static reach runs
+        # through them: Luzhanqi seed 1 against the bot before, an enemy major walked into the camp beside the one
+        # door to our flag; our bomb, two steps from the door "through" that camp, was counted on time where the
+        # way round was three, and the flag fell): steps round them, one search per door, lines and walls
+        walls_of: dict[str, frozenset[str]] = {}  # our kind -> the walls it meets
+        around: dict[tuple[str, frozenset[str], frozenset[str]], dict[str, int]] = {}
         for door in doors:
             best = 30
             for s, k in my_movers:
                 if k in stoppers:
                     y = reach[k][door].get(s, 30)
-                    if sheltered and y <= allowed:  # on time: unless its way runs through a sheltered enemy
-                        walls = frozenset(b for b, d in sheltered if self._shelters_from(b, d, k))
-                        if walls and s != door:
+                    if sheltered and y <= allowed and s != door:
+                        walls = walls_of.get(k)
+                        if walls is None:
+                            walls = walls_of[k] = frozenset(b for b, d in sheltered if self._shelters_from(b, d, k))
+                        if walls:
                             lines = w.profiles[w.profile[k]][0]
                             key = (door, lines, walls)
                             steps_round = around.get(key)
                             if steps_round is None:
-                                steps_round = around[key] = self._steps_around(w.lines_nbrs[lines], door, walls,
-                                                                               allowed + 3)
+                                steps_round = around[key] = bfs(w.lines_nbrs[lines], [door], walls, allowed + 3)
                             y = steps_round.get(s, 30)
                     if y < best:
                         best = y
@@ -739,27 +743,6 @@ class FaceDownBot(Player):
         """Does ``station`` shelter an enemy ``kind`` from our ``attacker`` (neither struck there nor passed)?"""
         sk = self._shelters[station]
         return attacker not in sk.shelter_except_attackers and kind not in sk.shelter_except_defenders
-
-    @staticmethod
-    def _steps_around(nbrs: Mapping[str, tuple[str, ...]], goal: str, walls: frozenset[str], limit: int) -> dict[str, int]:
-        """Station -> steps to ``goal`` along the lines ``nbrs``, around the ``walls`` (stations a piece can neither
-        strike nor pass, though one standing on a wall still gets out), up to ``limit`` steps. The static reach runs
-        through a Luzhanqi camp the intruder stands in or walks through (Luzhanqi seed 1 against the bot before: an
-        enemy major walked into the camp beside the one door to our flag; our bomb, two steps from the door
-        "through" that camp, was counted on time where the way round was three, and the flag fell)."""
-        steps = {goal: 0}
-        frontier, n = [goal], 0
-        while frontier and n < limit:
-            n += 1
-            nxt = []
-            for at in frontier:
-                for t in nbrs.get(at, ()):
-                    if t not in steps:
-                        steps[t] = n
-                        if t not in walls:
-                            nxt.append(t)
-            frontier = nxt
-        return steps
 
     def _flights(self, options: Mapping[str, Any]) -> tuple[dict[str, list[tuple[tuple[str, ...], frozenset[str]]]],
                                                               list[tuple[dict[str, tuple[str, ...]], frozenset[str]]]]:

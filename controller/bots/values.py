@@ -9,6 +9,7 @@ enemy's movers are to one's own).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from controller.rules.state import GameState
@@ -158,13 +159,20 @@ def worth(state: GameState) -> Worth:
     return found
 
 
-def bfs(nbrs: dict[str, tuple[str, ...]], starts: list[str]) -> dict[str, int]:
+def bfs(nbrs: Mapping[str, tuple[str, ...]], starts: list[str], walls: frozenset[str] = frozenset(),
+        limit: int = 1 << 30) -> dict[str, int]:
+    """Station -> steps from the nearest of ``starts`` along ``nbrs``, none farther than ``limit``; a station of
+    ``walls`` is reached but not passed (a piece standing on it still gets out, none gets through)."""
     dist = {s: 0 for s in starts}
     todo = deque(starts)
     while todo:
         at = todo.popleft()
+        d = dist[at] + 1
+        if d > limit:
+            continue
         for n in nbrs.get(at, ()):
             if n not in dist:
-                dist[n] = dist[at] + 1
-                todo.append(n)
+                dist[n] = d
+                if n not in walls:
+                    todo.append(n)
     return dist

@@ -670,7 +670,7 @@
      still the one it was asked about (answers may arrive out of order: an earlier, unfinished plan's "pieces
      missing" must not land on the finished plan and hold its Submit button disabled) */
   let checkTimer = null;
-  const planKey = (plan) => JSON.stringify(Object.entries(plan).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const planKey = (plan) => JSON.stringify(Object.entries(plan).sort());  // the same plan, whatever its order
   function checkPlacement() {
     clearTimeout(checkTimer);
     checkTimer = setTimeout(async () => {
