@@ -25,7 +25,7 @@ from controller.bots.facedown import (
     FaceDownClassic,
 )
 from controller.bots.setups import built_setup
-from controller.bots.values import worth
+from controller.bots.values import way_down, worth
 from controller.rules import GameState, new_game, redact_ruling, view
 from controller.rules.base import Piece
 from controller.rules.state import Move
@@ -356,6 +356,41 @@ def test_an_engineer_one_railway_ride_from_the_station_beside_the_flag_is_an_ope
     st.board = _laid({"A1": ("flag", "red"), "A0": ("mine", "red"), "A2": ("mine", "red"), "B0": ("mine", "red"),
                       "B2": ("mine", "red"), "G1": ("engineer", "blue"), "L1": ("flag", "blue")})
     assert not bot._flown_door(st.board, "A1")  # our mines on the railway either side of B1 stand in every way
+
+
+def test_an_intruder_one_flight_along_an_open_lane_is_counted_in_moves_not_steps() -> None:
+    """Navy chess (mainland) seed 2 against the bot before: an enemy minesweeper on J4, five steps from our
+    flagship on N3 (boxed in by our mines), sailed three stations along the open lane to M4, swept the mine on N4
+    and took the flagship: three moves. Counted in steps it was too far for the guard, and the lane stayed open.
+    Now its first move may be a flight (as far as its kind may go, through empty stations), so the open lane costs
+    the guard's and the late defenders' terms, and a piece of ours in the lane takes that away."""
+    bot, st = _bot(FaceDownBot, "navy_cn", seat="blue")
+    w = worth(st)
+    walls = {"M3": ("mine", "blue"), "N2": ("mine", "blue"), "N4": ("mine", "blue")}
+    rays, nets = bot._rays, bot._nets
+    costs = {}
+    for ours_on in ("I0", "K4"):  # far off, the lane open; in the lane
+        st.board = _laid({"N3": ("flagship", "blue"), **walls, ours_on: ("destroyer", "blue"),
+                          "J4": ("minesweeper", "red"), "A1": ("flagship", "red")})
+        st.turn = "red"
+        with_flights = bot.evaluate(st, w)
+        bot._rays, bot._nets = {}, []
+        costs[ours_on] = bot.evaluate(st, w) - with_flights
+        bot._rays, bot._nets = rays, nets
+    assert costs["I0"] > 0.5 and costs["K4"] == 0.0
+    steps = way_down(w, "N3", w.profile["minesweeper"], tuple((s, k) for s, (k, _) in walls.items()))[0]
+    st.board = _laid({"N3": ("flagship", "blue"), **walls, "A1": ("flagship", "red")})
+    assert steps["J4"] == 4 and bot._flown_steps(st.board, "J4", "minesweeper", steps, 4) == 3
+    # a ship sails at most three stations: from H4 it lands on K4 at best, three steps from the flagship (with no
+    # limit it would land on M4, two steps off)
+    assert steps["H4"] == 6 and bot._flown_steps(st.board, "H4", "minesweeper", steps, 6) == 4
+    # and a station beside the flag is a flown door only within those three stations
+    st.board = _laid({"N3": ("flagship", "blue"), "N2": ("mine", "blue"), "N4": ("mine", "blue"),
+                      "M0": ("cruiser", "red"), "A1": ("flagship", "red")})
+    assert bot._flown_door(st.board, "N3")
+    st.board = _laid({"N3": ("flagship", "blue"), "N2": ("mine", "blue"), "N4": ("mine", "blue"),
+                      "M4": ("cruiser", "red"), "A1": ("flagship", "red")})
+    assert not bot._flown_door(st.board, "N3")  # beside M3: a step, not a flight (the run from M3 is one station)
 
 
 def test_an_intruder_beside_the_flag_on_its_own_turn_is_a_lost_game() -> None:

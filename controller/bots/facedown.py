@@ -614,13 +614,15 @@ class FaceDownBot(Player):
                     if dd is None:
                         dd = downs[pr] = way_down(w, f, pr, walls)
                     x = dd[0].get(s, 30)
-                    if x < nearest:
-                        nearest, near_at, near_kind = x, s, k
                     if x == 2 and not door:  # one quiet move from standing next to the flag, through an open door
                         for m in dd[1][s]:
                             if m not in board and (classic or not self._covered(board, m, k)):
                                 door = True
                                 break
+                    if x > 2 and not classic and self._rays:
+                        x = self._flown_steps(board, s, k, dd[0], x)  # a flight first: fewer moves than steps
+                    if x < nearest:
+                        nearest, near_at, near_kind = x, s, k
                 if not door and not classic and self._rays:
                     door = self._flown_door(board, f)
                 score += 0.04 * min(nearest, 8)
@@ -744,36 +746,59 @@ class FaceDownBot(Player):
         sk = self._shelters[station]
         return attacker not in sk.shelter_except_attackers and kind not in sk.shelter_except_defenders
 
-    def _flights(self, options: Mapping[str, Any]) -> tuple[dict[str, list[tuple[tuple[str, ...], frozenset[str]]]],
+    def _flights(self, options: Mapping[str, Any]) -> tuple[dict[str, list[tuple[tuple[str, ...], dict[str, int]]]],
                                                               list[tuple[dict[str, tuple[str, ...]], frozenset[str]]]]:
         """Station -> the straight runs of stations going out from it along each line that some kind flies along
-        (moves more than one station at a time: a Luzhanqi railway, a Stratego scout's road), each with the kinds
-        that fly along it; and the networks some kinds fly over turning where they like (a Luzhanqi engineer's
-        railway), each as station -> neighbours with those kinds."""
+        (moves more than one station at a time: a Luzhanqi railway, a Stratego scout's road, a Navy chess lane),
+        each with the kinds that fly along it and how many stations of it each may go at most (a Navy chess ship
+        three); and the networks some kinds fly over turning where they like (a Luzhanqi engineer's railway), each as
+        station -> neighbours with those kinds."""
         assert self.gdef is not None and self.belief is not None
-        flyers: dict[str, set[str]] = {}
+        flyers: dict[str, dict[str, int]] = {}  # line kind -> piece id -> most stations along it in one move
         turners: dict[frozenset[str], set[str]] = {}
+        longest = len(self.gdef.station_ids)
         for p in self.gdef.pieces:
             for m in p.moves:
                 if m.when.holds(options) and (m.max_steps is None or m.max_steps > 1) and not m.attack_only:
+                    most = longest if m.max_steps is None else m.max_steps
                     for kind in m.along:
-                        flyers.setdefault(kind, set()).add(p.id)
+                        by_kind = flyers.setdefault(kind, {})
+                        by_kind[p.id] = max(by_kind.get(p.id, 0), most)
                     if m.turns:
                         turners.setdefault(frozenset(m.along), set()).add(p.id)
         topo = self.belief.base.topo
         nets = [(topo.neighbours(along), frozenset(who)) for along, who in turners.items()]
-        rays: dict[str, list[tuple[tuple[str, ...], frozenset[str]]]] = {}
+        rays: dict[str, list[tuple[tuple[str, ...], dict[str, int]]]] = {}
         for line in self.gdef.lines:
-            kinds = flyers.get(line.kind)
-            if not kinds:
+            who = flyers.get(line.kind)
+            if not who:
                 continue
-            run, who = line.stations, frozenset(kinds)
+            run = line.stations
             for i, q in enumerate(run):
                 if i + 2 < len(run):
                     rays.setdefault(q, []).append((run[i + 1:], who))
                 if i >= 2:
                     rays.setdefault(q, []).append((run[i - 1::-1], who))
         return rays, nets
+
+    def _flown_steps(self, board: Mapping[str, Any], start: str, kind: str, steps: Mapping[str, int], x: int) -> int:
+        """Steps to our flag for an enemy ``kind`` on ``start`` (``x`` counted station by station, ``steps`` each
+        station's) when its first move may be a flight straight along a line through empty stations: one move,
+        then the steps from where it lands. Navy chess (mainland) seed 2 against the bot before: an enemy
+        minesweeper on J4 sailed three stations along an open lane, swept the mine beside our flagship and
+        took it, three moves in all; counted in steps (four) the guard counted it a step farther than it was.
+        Replayed with this count, that game is won."""
+        for run, who in self._rays.get(start, ()):
+            most = who.get(kind)
+            if most is None:
+                continue
+            for i, q in enumerate(run):
+                if i >= most or q in board:
+                    break
+                y = steps.get(q, 30) + 1
+                if y < x:
+                    x = y
+        return x
 
     def _flown_door(self, board: Mapping[str, Any], flag: str) -> bool:
         """Is an empty station beside our ``flag`` one move from an enemy piece that flies along a straight line
@@ -786,11 +811,12 @@ class FaceDownBot(Player):
             if q in board:
                 continue
             for run, who in self._rays.get(q, ()):
-                for s in run:
+                for i, s in enumerate(run):
                     p = board.get(s)
                     if p is None:
                         continue
-                    if p.owner not in friends and p.type in who and not self._covered(board, q, p.type):
+                    if (p.owner not in friends and who.get(p.type, 0) > i
+                            and not self._covered(board, q, p.type)):
                         return True
                     break
             for nbrs, who in self._nets:  # round corners: every station reached through empty ones
