@@ -173,6 +173,8 @@ class FaceDownBot(Player):
         self.belief.deduces = not self.classic
         self._walls: dict[int, tuple[str, int]] | None = None  # our flag's uid -> its station, our blockers beside it
         self._rays, self._nets = self._flights(self.belief.options)
+        #: the kinds that fly along some line: only their distance to our flag may be shorter in moves than in steps
+        self._flyers = frozenset(k for runs in self._rays.values() for _, who in runs for k in who)
         clash = self.belief.base.clash
         takers = [p.id for p in self.gdef.pieces if p.movable and p.can_attack]
         #: piece id -> the kinds that stop it when they attack it: beat it, or trade with it (both removed)
@@ -619,7 +621,7 @@ class FaceDownBot(Player):
                             if m not in board and (classic or not self._covered(board, m, k)):
                                 door = True
                                 break
-                    if x > 2 and not classic and self._rays:
+                    if x > 2 and not classic and k in self._flyers:
                         x = self._flown_steps(board, s, k, dd[0], x)  # a flight first: fewer moves than steps
                     if x < nearest:
                         nearest, near_at, near_kind = x, s, k
