@@ -237,3 +237,55 @@ def test_a_computer_seat_whose_bot_fails_says_so_and_the_seat_can_be_played_by_h
     assert len(private) == 1 and private[0].audience == ("arbiter",) and "out of its mind" in private[0].public["detail"]
     blue = [(e["from"], e["to"]) for e in out.events if e["event"] == "move" and e["player"] == "blue"]
     assert blue == [holder["hand"]]
+
+
+def test_a_stray_hand_in_the_middle_of_a_wrong_strikes_fix_up_keeps_the_wrong_piece_on_the_checklist() -> None:
+    """The human carries the computer's quiet move out wrongly, onto red's piece on a5 (a strike it must not make:
+    nothing is judged, the checklist says a5 holds the wrong piece and the token's station wants it back). Then a
+    stray hand lifts red's j1 and puts it back. A reed switch reads a5 as occupied, as expected, so the checklist
+    had dropped a5, and while j1 was up there was no checklist at all (a piece in hand is no mismatch) though the
+    referee still waited. Now a5 stays on it until it is seen empty; once the wrong piece is off and both pieces
+    are back, the board is explainable and the computer's move is said again."""
+    gdef = load_game("stratego")
+    red = built_setup(gdef, "red", random.Random(4))
+    frm = next(s for s in sorted(red) if s.endswith("4") and red[s] not in ("bomb", "flag"))
+    to = frm[0] + "5"
+    holder: dict[str, Any] = {}
+    seen: list[Any] = []
+
+    def human():
+        yield _line({"setup": "red", "pieces": red})
+        yield _line({"tick_ms": 100})
+        yield _line({"bot_setup": "blue"})
+        yield _line({"tick_ms": 100})
+        yield from map(_line, ({"lift": frm}, {"tick_ms": 60}, {"place": to}, {"tick_ms": 100}))
+        want = holder["seat"].instruction
+        assert want is not None and want.to != to
+        holder["want"] = want
+        yield _line({"bot_move": "blue", "to": to})  # the token struck red's piece on a5: a wrong strike
+        yield _line({"tick_ms": 100})
+        yield from map(_line, ({"lift": "j1"}, {"tick_ms": 60}))  # a stray hand
+        seen.append(holder["session"].mismatch)
+        yield from map(_line, ({"place": "j1"}, {"tick_ms": 60}))
+        seen.append(holder["session"].mismatch)
+        # the token off a5 and home, then red's piece back on a5
+        yield from map(_line, ({"lift": to}, {"tick_ms": 60}, {"place": want.frm}, {"tick_ms": 60}))
+        seen.append(holder["session"].mismatch)
+        yield from map(_line, ({"place": to}, {"tick_ms": 100}))
+        seen.append(holder["session"].mismatch)
+
+    def on_session(session: Session, board: Any, computers: dict[str, Any]) -> None:
+        holder["session"] = session
+        holder["seat"] = computers["blue"]
+
+    out = Events()
+    run_script("stratego", human(), out, everything=True, seats={"blue": RandomBot()}, seed=3, on_session=on_session)
+    want = holder["want"]
+    found = [None if m is None else {(d.station, d.found) for d in m} for m in seen]
+    assert found == [{(to, "wrong piece"), (want.frm, "empty"), ("j1", "empty")},
+                     {(to, "wrong piece"), (want.frm, "empty")},
+                     None,  # red's piece in hand, every other station as expected: the first half of a move
+                     None], found
+    told = [e for e in out.events if e["event"] == "bot" and e["kind"] == "move"]
+    assert told[-1].get("again") and (told[-1]["from"], told[-1]["to"]) == (want.frm, want.to)
+    assert not [e for e in out.events if e["event"] in ("move", "attack") and e["player"] == "blue"]

@@ -148,6 +148,10 @@ class Session:
         self.last_plan: Any = None  # the latest ruling's plan (event, notices, fix-up), as published
         self.computer_sides: set[str] = set()  # the sides a computer seat plays (their tokens are all alike)
         self._wrong_lifted: frozenset[str] = frozenset()  # tokens lifted that the instructed move does not touch
+        #: stations a strike that must not be made now left holding the striker, a piece of another side than the one
+        #: expected there (station -> that side): a reed switch reads it as the piece expected, so it is kept here
+        #: until the station is seen empty
+        self._wrong_pieces: dict[str, str] = {}
         self._layout_said: tuple[int, tuple[str, ...]] | None = None  # the layout progress last published
         self.setup_desk = SetupDesk(self, tag_pieces)
         self.reactions = ReactionDesk(self)
@@ -311,6 +315,7 @@ class Session:
         to expect next (``target``: default the referee's board) and show it the latest reading. ``asked``: did
         this ask the players to change the board (default: are there steps); ``kind`` the pending fix-up's kind."""
         asked = bool(steps) if asked is None else asked
+        self._wrong_pieces.clear()  # the engine changed the game: the board it now expects is the one to make
         words = say("event.fixup", steps=[x["say"] for x in steps])
         if steps:
             self.announce({"event": "fixup", "steps": steps, "say": words})
@@ -448,6 +453,8 @@ class Session:
     def _handle(self, action: object) -> None:
         if isinstance(action, MoveAction | AttackAction):
             action = self._check_instructed(action)
+        if self._wrong_pieces:
+            action = self._with_wrong_pieces(action)
         if isinstance(action, Mismatch):
             key = action.differences
             if key != self.mismatch:
@@ -501,12 +508,43 @@ class Session:
             self._judge(MoveAction(frm, to))
 
     def _as_mismatch(self, action: MoveAction | AttackAction) -> Mismatch:
-        """The stations a move that must not be made now leaves differing from the board the referee expects."""
+        """The stations a move that must not be made now leaves differing from the board the referee expects. A
+        strike's target holds the striker now: remembered until that station is seen empty (``_with_wrong_pieces``)."""
         side = self.recognizer.side
         diffs = [Difference(action.frm, side, "empty")]
-        diffs.append(Difference(action.to, None, "occupied") if isinstance(action, MoveAction)
-                     else Difference(action.to, self.recognizer.expected[action.to].owner, "wrong piece"))
+        if isinstance(action, MoveAction):
+            diffs.append(Difference(action.to, None, "occupied"))
+        else:
+            owner = self.recognizer.expected[action.to].owner
+            self._wrong_pieces[action.to] = owner
+            diffs.append(Difference(action.to, owner, "wrong piece"))
         return Mismatch(tuple(sorted(diffs, key=lambda d: d.station)))
+
+    def _with_wrong_pieces(self, action: object) -> object:
+        """While a station holds a piece a wrong strike left there (``_as_mismatch``) and the board still differs
+        elsewhere, that station stays on the checklist: a stray hand in the middle of the fix-up (the reading then is
+        a piece in hand, or two, which alone is no mismatch) had dropped it, and every page showed no checklist at
+        all while the referee still waited. The station is forgotten once it is seen empty (the wrong piece came
+        off), and once every switch reads as expected: a reed switch cannot tell the wrong piece from the right one,
+        and two stray lifts put back own piece last read exactly as a wrong strike undone (the table is trusted
+        then, as before)."""
+        snap = self.snapshot
+        if snap is not None:
+            for station in [s for s in self._wrong_pieces if s not in snap.occupied]:
+                del self._wrong_pieces[station]
+        if isinstance(action, Idle | FixupDone):
+            self._wrong_pieces.clear()
+        if not self._wrong_pieces or snap is None:
+            return action
+        expected = self.recognizer.expected
+        if isinstance(action, Mismatch):
+            diffs = {d.station: d for d in action.differences}
+        else:
+            diffs = {s: Difference(s, occ.owner, "empty") for s, occ in expected.items() if s not in snap.occupied}
+            diffs.update({s: Difference(s, None, "occupied") for s in snap.occupied if s not in expected})
+        for station, owner in self._wrong_pieces.items():
+            diffs[station] = Difference(station, owner, "wrong piece")
+        return Mismatch(tuple(d for _, d in sorted(diffs.items())))
 
     def _layout_progress(self, differences: tuple[Difference, ...], *, final: bool = False) -> None:
         """Laying out the armies: one progress line ("laid out 30 of 40") each ten pieces, and whenever a piece
