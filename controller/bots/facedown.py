@@ -195,7 +195,7 @@ class FaceDownBot(Player):
 
     def choose_setup(self, view: Mapping[str, Any], time_ms: float) -> dict[str, str]:
         assert self.gdef is not None
-        return bot_setup(self.gdef, self.seat, self.rng, self.options)
+        return bot_setup(self.gdef, self.seat, self.rng, self.options, open_base=not self.classic)
 
     # ------------------------------------------------------------------ the search
     def choose_move(self, view: Mapping[str, Any], time_ms: float) -> tuple[str, str]:

@@ -4,7 +4,7 @@ Where the game has real human setups (Stratego's Gravon archive through the Atar
 with `facedown setups import-human` in the setups store), a bot deploys as a human did and expects its opponent to
 have done the same. Elsewhere it builds a deployment from the game's setup rules: the flag (the pieces whose loss
 loses the game) as deep as the rules allow, the pieces that never move partly round it (never on a base station, where
-a taken flag must be brought), the pieces that clear enemy blockers (miners, sappers, minesweepers) in the back half
+a taken flag must be brought, nor shutting it off from the sea), the pieces that clear enemy blockers (miners, sappers, minesweepers) in the back half
 but never behind a wall they must go round to get out (a harbour corner), the rest anywhere allowed, and it derives its prior from many such deployments.
 """
 
@@ -63,9 +63,14 @@ def _human(gdef: GameDef, side: str, limit: int, seed: int) -> tuple[dict[str, s
     return tuple(p for p in out[:limit] if not check_deployment(gdef, side, p))
 
 
-def built_setup(gdef: GameDef, side: str, rng: random.Random, options: Mapping[str, Any] | None = None) -> dict[str, str]:
+def built_setup(gdef: GameDef, side: str, rng: random.Random, options: Mapping[str, Any] | None = None,
+                open_base: bool = False) -> dict[str, str]:
     """A deployment from the setup rules alone: flag deep, some never-moving pieces round it, blocker-clearers in the
-    back half, the rest at random."""
+    back half, the rest at random. With ``open_base`` (games won by bringing the enemy flag to one's base: Dover
+    Patrol), a deployment whose never-moving pieces wall in every free base station, so that no carrier could sail a
+    taken flag home, is drawn again: Dover Patrol seed 3 against the bot before was drawn at the ply cap that way (our
+    mines on a2, b2 and c1, our flag on b1), and 7-9 % of rule-built Dover setups did it. Without it (the bot before,
+    and the prior: an opponent may wall in his base), as they were built before."""
     base = template(gdef, options or {})
     game = base.game
     opts = base.options
@@ -80,6 +85,9 @@ def built_setup(gdef: GameDef, side: str, rng: random.Random, options: Mapping[s
     zones = game.setup.zones[game.setup.deploy_zone]
     enemy = [s for other in game.sides if other != side and not game.ally(side, other) for s in zones[other]]
     way_out = {k: bfs(w.lines_nbrs[w.profiles[w.profile[k]][0]], enemy) for k in w.clears}
+    # the lines a carrier sails home along: those of the most numerous kind that can take the flag
+    carrier = max((p for p in game.pieces if p.id in w.takers), key=lambda p: p.count, default=None)
+    sea = w.lines_nbrs[w.profiles[w.profile[carrier.id]][0]] if open_base and carrier and side in w.bases else None
     for _attempt in range(30):
         placement: dict[str, str] = {}
         ok = True
@@ -115,6 +123,9 @@ def built_setup(gdef: GameDef, side: str, rng: random.Random, options: Mapping[s
                 break
             for s in chosen:
                 placement[s] = p.id
+        if ok and sea is not None:  # a free base station a carrier reaches from the enemy past none of them
+            reached = bfs(sea, enemy, frozenset(placement))
+            ok = any(s in reached for s in w.bases[side] if s not in placement)
         for p in rest if ok else ():
             free = [s for s in allowed[p.id] if s not in placement]
             if len(free) < p.count:
@@ -134,13 +145,15 @@ def built_setup(gdef: GameDef, side: str, rng: random.Random, options: Mapping[s
     return random_deployment(gdef, side, rng, opts)
 
 
-def bot_setup(gdef: GameDef, side: str, rng: random.Random, options: Mapping[str, Any] | None = None) -> dict[str, str]:
-    """A human setup where the game has them (under its default setup rules), else one built from the rules."""
+def bot_setup(gdef: GameDef, side: str, rng: random.Random, options: Mapping[str, Any] | None = None,
+              open_base: bool = False) -> dict[str, str]:
+    """A human setup where the game has them (under its default setup rules), else one built from the rules
+    (``open_base``: see `built_setup`)."""
     opts = template(gdef, options or {}).options
     humans = human_setups(gdef, side) if opts == gdef.resolve_options() else []
     if humans:
         return dict(rng.choice(humans))
-    return built_setup(gdef, side, rng, options)
+    return built_setup(gdef, side, rng, options, open_base)
 
 
 @lru_cache(maxsize=16)
