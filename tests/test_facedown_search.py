@@ -127,6 +127,38 @@ def _chase(reads: bool) -> tuple[Any, int]:
                  reads_moves=reads)
 
 
+def test_a_moving_flag_is_hardly_a_piece_far_from_its_home_rows() -> None:
+    """Navy chess (Taiwan), where the flag sails: seed 2 against the bot before, a piece that had sailed from the
+    enemy's rows into our half (J0) was the enemy's flag in one guess of six, more than the real flag shuffling at
+    home, and our destroyer struck it and sank. A moved piece each step outside its side's deployment area is the
+    flag FLAG_ABROAD times less often; a moved piece at home as often as before, and the classic bot reads nothing."""
+    from controller.bots.belief import FLAG_ABROAD
+
+    assert FLAG_ABROAD < 0.5
+    layout = {"A3": ("flag", "red"), "B3": ("cruiser", "red"), "M0": ("flag", "blue"), "H3": ("cruiser", "blue"),
+              "L2": ("destroyer", "blue")}
+    from controller.bots.belief import Belief
+
+    flags: Counter[tuple[bool, str]] = Counter()
+    for reads in (True, False):
+        # three stations out of Blue's rows (G3 F3 E3), or a step at home
+        for way, watched in ((("H3", "G3", "F3", "E3"), "H3"), (("L2", "L3"), "L2")):
+            st = _playing("navy_tw")
+            st.board = _laid(layout)
+            belief = Belief(st.game, "red", st.options)
+            belief.reads_moves = reads
+            belief.update(view(st, "red"))
+            uid = st.board[watched].uid
+            for frm, to in zip(way, way[1:], strict=False):
+                st.turn = "blue"
+                ruling = st.apply((frm, to))
+                belief.update(view(st, "red"), redact_ruling(ruling, "red"))
+            rng = random.Random(3)
+            flags[reads, watched] = sum(belief.sample(rng)[uid] == "flag" for _ in range(800))
+    assert flags[False, "H3"] >= 8 and flags[True, "H3"] <= flags[False, "H3"] // 8, flags
+    assert flags[True, "L2"] >= flags[False, "L2"] // 2 >= 4, flags
+
+
 def test_a_piece_that_steps_up_to_a_piece_it_has_seen_is_likelier_one_that_beats_it() -> None:
     """A belief that learns from move patterns: an unknown piece that walks up beside our shown marshal is likelier
     the one kind that takes a marshal (the spy) and less likely any that loses to it. Only a lean: what it may be is

@@ -83,6 +83,9 @@ class Belief:
         self.lean: dict[int, dict[str, float]] = {}
         #: station -> the stations one step away along any line
         self.nbrs = self.base.topo.neighbours(frozenset(line.kind for line in self.game.lines))
+        #: the kinds whose loss loses the game and that move (a Navy chess (Taiwan) flag sails): read by where they are
+        self.mobile_flags = frozenset(self.game.win.capture) & self.movable
+        self._from_home: dict[str, dict[str, int]] = {}  # side -> station -> steps from its deployment area
 
     # ------------------------------------------------------------------ updates
     def update(self, view: Mapping[str, Any], event: Mapping[str, Any] | None = None) -> None:
@@ -314,10 +317,29 @@ class Belief:
             out.update(self._sample_side(side, uids, left, rng))
         return out
 
+    def _abroad(self, side: str, uids: list[int]) -> dict[int, int]:
+        """Each moved piece of ``side`` among ``uids`` standing outside that side's deployment area -> its steps from
+        it: a flag that moves is kept at home by whoever plays it, so a piece far from home is hardly the flag."""
+        home = self._from_home.get(side)
+        if home is None:
+            from .values import bfs
+
+            zone = self.game.setup.zones[self.game.setup.deploy_zone][side]
+            home = self._from_home[side] = bfs(self.nbrs, sorted(zone))
+        at = {uid: station for station, uid in self.where.items()}
+        out = {}
+        for uid in uids:
+            if uid in self.moved and uid in at:
+                far = home.get(at[uid], 0)
+                if far:
+                    out[uid] = far
+        return out
+
     def _sample_side(self, side: str, uids: list[int], left: Counter[str], rng: random.Random) -> dict[int, str]:
         """Kinds for ``uids`` drawn from the ``left`` counts, most constrained piece first. A draw that runs into a
         dead end is drawn again; after ten, a piece may take a kind outside its set (the belief missed an effect)."""
         prior = (self.prior or {}).get(side, {})
+        abroad = self._abroad(side, uids) if self.reads_moves and self.mobile_flags else {}
         chosen: dict[int, str] = {}
         for attempt in range(12):
             order = sorted(uids, key=lambda u: (len(self.possible[u]), rng.random()))
@@ -338,12 +360,23 @@ class Belief:
                 lean = self.lean.get(uid) if self.reads_moves else None
                 if lean:
                     weights = [wt * lean.get(k, 1.0) for wt, k in zip(weights, kinds, strict=True)]
+                far = abroad.get(uid)
+                if far:
+                    weights = [wt * FLAG_ABROAD ** far if k in self.mobile_flags else wt
+                               for wt, k in zip(weights, kinds, strict=True)]
                 kind = rng.choices(kinds, weights)[0]
                 chosen[uid] = kind
                 remaining[kind] -= 1
             else:
                 return chosen
         return {u: chosen.get(u) or sorted(self.possible[u])[0] for u in uids}  # pragma: no cover - counts never all fail
+
+
+#: How much less likely, for each step a moved piece stands outside its side's deployment area, it is the flag,
+#: where the flag moves (Navy chess, Taiwan): seed 2 against the bot before, a piece that had sailed from our
+#: enemy's rows to J0, in our half, was the enemy's flag in one guess of six (the real flag shuffled on A2, at home,
+#: one in ten), and our destroyer struck it and sank.
+FLAG_ABROAD = 0.25
 
 
 @lru_cache(maxsize=32)
