@@ -132,13 +132,11 @@ def test_a_moving_flag_is_hardly_a_piece_far_from_its_home_rows() -> None:
     enemy's rows into our half (J0) was the enemy's flag in one guess of six, more than the real flag shuffling at
     home, and our destroyer struck it and sank. A moved piece each step outside its side's deployment area is the
     flag FLAG_ABROAD times less often; a moved piece at home as often as before, and the classic bot reads nothing."""
-    from controller.bots.belief import FLAG_ABROAD
+    from controller.bots.belief import FLAG_ABROAD, Belief
 
     assert FLAG_ABROAD < 0.5
     layout = {"A3": ("flag", "red"), "B3": ("cruiser", "red"), "M0": ("flag", "blue"), "H3": ("cruiser", "blue"),
               "L2": ("destroyer", "blue")}
-    from controller.bots.belief import Belief
-
     flags: Counter[tuple[bool, str]] = Counter()
     for reads in (True, False):
         # three stations out of Blue's rows (G3 F3 E3), or a step at home

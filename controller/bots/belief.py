@@ -23,6 +23,8 @@ from controller.rules.deploy import allowed_stations
 from controller.rules.effects import clash_outcome
 from controller.rules.state import GameState, Piece
 
+from .values import bfs
+
 #: A prior: side -> station -> piece id -> weight (how often that kind starts there).
 Prior = Mapping[str, Mapping[str, Mapping[str, float]]]
 
@@ -86,6 +88,9 @@ class Belief:
         #: the kinds whose loss loses the game and that move (a Navy chess (Taiwan) flag sails): read by where they are
         self.mobile_flags = frozenset(self.game.win.capture) & self.movable
         self._from_home: dict[str, dict[str, int]] = {}  # side -> station -> steps from its deployment area
+        #: uid -> steps outside its side's deployment area, for the moved pieces of other sides that stand there
+        #: (as of the latest view; only read, and only kept, where the flag moves)
+        self.abroad: dict[int, int] = {}
 
     # ------------------------------------------------------------------ updates
     def update(self, view: Mapping[str, Any], event: Mapping[str, Any] | None = None) -> None:
@@ -128,6 +133,8 @@ class Belief:
         self.ply = view.get("ply", 0)
         self.public = {e["uid"] for e in view["pieces"] if e.get("public")}
         self.carries = {e["uid"]: tuple(e["carries"]) for e in view["pieces"] if e.get("carries")}
+        if self.reads_moves and self.mobile_flags:
+            self.abroad = self._abroad()
 
     def learn(self, uid: int, kind: str) -> None:
         """The seat now knows that piece ``uid`` is a ``kind``."""
@@ -317,29 +324,28 @@ class Belief:
             out.update(self._sample_side(side, uids, left, rng))
         return out
 
-    def _abroad(self, side: str, uids: list[int]) -> dict[int, int]:
-        """Each moved piece of ``side`` among ``uids`` standing outside that side's deployment area -> its steps from
-        it: a flag that moves is kept at home by whoever plays it, so a piece far from home is hardly the flag."""
-        home = self._from_home.get(side)
-        if home is None:
-            from .values import bfs
-
-            zone = self.game.setup.zones[self.game.setup.deploy_zone][side]
-            home = self._from_home[side] = bfs(self.nbrs, sorted(zone))
-        at = {uid: station for station, uid in self.where.items()}
+    def _abroad(self) -> dict[int, int]:
+        """Each moved piece of another side standing outside its side's deployment area -> its steps from it: a
+        flag that moves is kept at home by whoever plays it, so a piece far from home is hardly the flag."""
         out = {}
-        for uid in uids:
-            if uid in self.moved and uid in at:
-                far = home.get(at[uid], 0)
-                if far:
-                    out[uid] = far
+        for station, uid in self.where.items():
+            side = self.owner.get(uid)
+            if uid not in self.moved or side is None or side == self.seat:
+                continue
+            home = self._from_home.get(side)
+            if home is None:
+                zone = self.game.setup.zones[self.game.setup.deploy_zone][side]
+                home = self._from_home[side] = bfs(self.nbrs, sorted(zone))
+            far = home.get(station, 0)
+            if far:
+                out[uid] = far
         return out
 
     def _sample_side(self, side: str, uids: list[int], left: Counter[str], rng: random.Random) -> dict[int, str]:
         """Kinds for ``uids`` drawn from the ``left`` counts, most constrained piece first. A draw that runs into a
         dead end is drawn again; after ten, a piece may take a kind outside its set (the belief missed an effect)."""
         prior = (self.prior or {}).get(side, {})
-        abroad = self._abroad(side, uids) if self.reads_moves and self.mobile_flags else {}
+        abroad = self.abroad if self.reads_moves else {}
         chosen: dict[int, str] = {}
         for attempt in range(12):
             order = sorted(uids, key=lambda u: (len(self.possible[u]), rng.random()))
