@@ -17,6 +17,7 @@ from controller.bots.facedown import (
     CLASSIC_LEVELS,
     LATE,
     LEVELS,
+    SEALED,
     STALL_FROM,
     STALL_RAMP,
     UNREACHED,
@@ -213,6 +214,37 @@ def test_the_default_level_with_its_deeper_look_plays_the_same_game_on_a_slower_
 
     quick = game(1.0)
     assert len(quick) >= 10 and game(10.0) == quick
+
+
+def test_the_last_pieces_that_clear_the_known_mines_walling_off_the_enemy_flag_are_worth_the_game() -> None:
+    """Dover Patrol seed 2 against the bot before: Red's harbour entrance (c3) was mined, known since a submarine of
+    ours struck it, and our last minesweeper was left to be sunk for a light cruiser: no piece of ours could reach
+    the flag again. With the wall known, the last minesweeper is worth SEALED / 2 more, and clearing the mine gains
+    as much; with the mine unknown nothing changes, and the bot before reads none of it."""
+    layout = {"a1": ("flag", "red"), "a2": ("mine", "red"), "c3": ("mine", "red"), "b1": ("flagship", "red"),
+              "h12": ("flag", "blue"), "e5": ("battle_cruiser", "blue"), "f5": ("destroyer", "blue")}
+    gaps: dict[tuple[type[FaceDownBot], bool], float] = {}
+    cleared = 0.0
+    for cls in (FaceDownBot, FaceDownClassic):
+        bot, st = _bot(cls, "dover_patrol", "blue")
+        w = worth(st)
+        for known in (True, False):
+            scores = {}
+            for sweeper in ("d4", None):
+                st.board = _laid({**layout, **({sweeper: ("minesweeper", "blue")} if sweeper else {})})
+                if known:
+                    st.board["c3"].known_to = frozenset({"red", "blue"})
+                st.turn = "red"
+                scores[sweeper] = bot.evaluate(st, w)
+            gaps[cls, known] = scores["d4"] - scores[None]
+            if cls is FaceDownBot and known:
+                # the minesweeper on c3, the mine cleared, against the minesweeper beside it with the mine standing
+                st.board = _laid({k: v for k, v in {**layout, "c3": ("minesweeper", "blue")}.items()})
+                st.turn = "red"
+                cleared = bot.evaluate(st, w) - scores["d4"]
+    assert gaps[FaceDownBot, True] - gaps[FaceDownBot, False] == pytest.approx(SEALED / 2, abs=0.3), gaps
+    assert gaps[FaceDownClassic, True] == pytest.approx(gaps[FaceDownClassic, False]), gaps
+    assert cleared > SEALED / 2 - 1.0, cleared
 
 
 def test_a_door_to_the_flag_beside_a_piece_that_stops_the_intruder_is_shut() -> None:
