@@ -498,6 +498,7 @@ class FaceDownBot(Player):
         theirs: dict[str, int] = {}
         my_fixed: list[tuple[str, str]] = []  # (station, kind) of the pieces that never move and stand in the way
         foe_fixed: list[tuple[str, str]] = []
+        foe_walls: list[tuple[str, str]] = []  # those of foe_fixed we know (shown or deduced)
         foe_known: list[tuple[str, str]] = []  # (station, kind) of the enemy pieces we know (shown or deduced)
         fixed = w.fixed
         clearers: list[tuple[str, str]] = []  # (station, kind) of our pieces that can remove an enemy blocker
@@ -550,6 +551,7 @@ class FaceDownBot(Player):
                     foe_fixed.append((station, t))
                     if p.public or me in p.known_to:
                         foe_known.append((station, t))
+                        foe_walls.append((station, t))
         for kind, answers in w.blockers.items():  # keep the last pieces that can clear a blocker still standing
             if theirs.get(kind):
                 score += BLOCKER * (1.0 - 0.5 ** sum(mine.get(a, 0) for a in answers))
@@ -608,8 +610,8 @@ class FaceDownBot(Player):
                     ways.sort()
                 for n in ways[:3]:
                     score -= 0.05 * n
-            if not self.classic:
-                score -= self._sealed(st, foe_flags, foe_fixed, my_movers, w)
+            if foe_walls and not self.classic:
+                score -= self._sealed(foe_flags, tuple(foe_walls), my_movers, w)
         if my_flags and foe_movers:
             walls = tuple(my_fixed)
             board = st.board
@@ -674,15 +676,11 @@ class FaceDownBot(Player):
             score += self._carrying(st, carried, w)
         return score
 
-    def _sealed(self, st: GameState, flags: list[str], fixed: list[tuple[str, str]], movers: list[tuple[str, str]],
-                w: Worth) -> float:
-        """What the enemy flags walled off by the blockers we know cost (``SEALED``): none of our pieces that cannot
-        clear those walls gets to the flag, and each of those that can, and gets to it, halves the cost."""
-        me = self.seat
-        board = st.board
-        known = tuple(x for x in fixed if board[x[0]].public or me in board[x[0]].known_to)
-        if not known:
-            return 0.0
+    @staticmethod
+    def _sealed(flags: list[str], known: tuple[tuple[str, str], ...], movers: list[tuple[str, str]], w: Worth) -> float:
+        """What the enemy flags walled off by the blockers we know (``known``: station, kind) cost (``SEALED``): none
+        of our pieces that cannot clear those walls gets to the flag, and each of those that can, and gets to it,
+        halves the cost."""
         walls = {k for _, k in known}
         clears, takers, profile = w.clears, w.takers, w.profile
         cost = 0.0
